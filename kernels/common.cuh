@@ -1,0 +1,161 @@
+// Device building blocks shared by every forward strategy: storage types, fp32 conversion,
+// 16-byte vector access with a scalar fallback, row geometry (scalar head up to the first
+// 16-byte boundary, vector body, scalar tail) and fp32 reductions.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/types.h"
+
+namespace rb::kern {
+
+template <class T>
+__device__ __forceinline__ float to_f32(T v);
+template <>
+__device__ __forceinline__ float to_f32<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ float to_f32<__half>(__half v) { return __half2float(v); }
+template <>
+__device__ __forceinline__ float to_f32<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <class T>
+__device__ __forceinline__ T from_f32(float v);
+template <>
+__device__ __forceinline__ float from_f32<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+// Elements of T in one 16-byte vector.
+template <class T>
+inline constexpr int kVec = 16 / static_cast<int>(sizeof(T));
+
+__device__ __forceinline__ bool aligned16(const void* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
+}
+
+// Elements before the first 16-byte boundary of a row of T starting at p, at most H.
+template <class T>
+__device__ __forceinline__ std::int64_t head_elems(const T* p, std::int64_t H) {
+  const unsigned mis = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 15u);
+  const std::int64_t h = mis ? static_cast<std::int64_t>((16u - mis) / sizeof(T)) : 0;
+  return h < H ? h : H;
+}
+
+// Unpacks one 16-byte vector of T into kVec<T> floats.
+template <class T>
+__device__ __forceinline__ void unpack(const uint4& v, float* out) {
+  const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+  for (int k = 0; k < kVec<T>; ++k) out[k] = to_f32(e[k]);
+}
+
+template <class T>
+__device__ __forceinline__ uint4 pack(const float* in) {
+  uint4 v;
+  T* e = reinterpret_cast<T*>(&v);
+#pragma unroll
+  for (int k = 0; k < kVec<T>; ++k) e[k] = from_f32<T>(in[k]);
+  return v;
+}
+
+// N consecutive weights as fp32, from p = w + column. Vector loads when p is 16-byte
+// aligned (N * sizeof(W) is a multiple of 16 for every combo we build), scalar otherwise;
+// the branch is uniform across a row, since p's alignment depends only on the row's head.
+template <class W, int N>
+__device__ __forceinline__ void load_weights(const W* p, float* out) {
+  static_assert((N * sizeof(W)) % 16 == 0, "weight chunk must be whole vectors");
+  if (aligned16(p)) {
+    constexpr int kChunks = N * static_cast<int>(sizeof(W)) / 16;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      const uint4 v = __ldg(reinterpret_cast<const uint4*>(p) + c);
+      unpack<W>(v, out + c * kVec<W>);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < N; ++k) out[k] = to_f32(__ldg(p + k));
+  }
+}
+
+// Stores one vector of T at p, or element by element where p is not 16-byte aligned
+// (an output whose row phase differs from the input's).
+template <class T>
+__device__ __forceinline__ void store_vec(T* p, const uint4& v) {
+  if (aligned16(p)) {
+    *reinterpret_cast<uint4*>(p) = v;
+  } else {
+    const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+    for (int k = 0; k < kVec<T>; ++k) p[k] = e[k];
+  }
+}
+
+// The scalar edges of a row peeled around the vector body: [0, head) and [body_end, H),
+// spread over `size` threads. Fewer than 2 * kVec<T> elements in all.
+template <class T>
+__device__ __forceinline__ float edge_sumsq(const T* x, std::int64_t head, std::int64_t body_end,
+                                            std::int64_t H, int rank, int size) {
+  float s = 0.f;
+  for (std::int64_t j = rank; j < head; j += size) s += to_f32(x[j]) * to_f32(x[j]);
+  for (std::int64_t j = body_end + rank; j < H; j += size) s += to_f32(x[j]) * to_f32(x[j]);
+  return s;
+}
+
+template <class T, class W>
+__device__ __forceinline__ void edge_normalize(const T* x, const W* w, T* y, std::int64_t head,
+                                               std::int64_t body_end, std::int64_t H, float r,
+                                               int rank, int size) {
+  for (std::int64_t j = rank; j < head; j += size) y[j] = from_f32<T>(to_f32(x[j]) * r * to_f32(w[j]));
+  for (std::int64_t j = body_end + rank; j < H; j += size)
+    y[j] = from_f32<T>(to_f32(x[j]) * r * to_f32(w[j]));
+}
+
+// Sum over groups of `width` consecutive lanes (width a power of two <= 32). Every lane of
+// the warp must call it.
+__device__ __forceinline__ float group_sum(float v, int width) {
+  for (int off = width / 2; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off, width);
+  return v;
+}
+
+// Sum over the whole block; `scratch` holds 32 floats of shared memory. All threads get the
+// result. Safe to call repeatedly with the same scratch (the trailing barrier protects it).
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  v = group_sum(v, 32);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  float t = lane < warps ? scratch[lane] : 0.f;
+  t = group_sum(t, 32);
+  __syncthreads();
+  return t;
+}
+
+// Calls f(T{}, W{}) with the storage types for a (x, w) dtype pair we build: w is x's
+// dtype or fp32. Any other pair is an error the caller reports.
+template <class F>
+cudaError_t dispatch_fwd_dtypes(DType x, DType w, F&& f) {
+  switch (x) {
+    case DType::f32:
+      if (w == DType::f32) return f(float{}, float{});
+      break;
+    case DType::f16:
+      if (w == DType::f16) return f(__half{}, __half{});
+      if (w == DType::f32) return f(__half{}, float{});
+      break;
+    case DType::bf16:
+      if (w == DType::bf16) return f(__nv_bfloat16{}, __nv_bfloat16{});
+      if (w == DType::f32) return f(__nv_bfloat16{}, float{});
+      break;
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace rb::kern
