@@ -1,0 +1,40 @@
+// Reads a CSV written by CsvWriter back into Records (for compare, merge and tests). Strict:
+// the header must be exactly csv_columns() in order, every row must carry schema
+// rmsnorm-bench/1, and any malformed field is an error that names file, line and column.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "reports/record.h"
+
+namespace rb {
+
+// A CSV input error. what() is "FILE:LINE: column COL: message"; the line part is left out
+// when there is no line (the file cannot be opened) and the column part when the error is
+// about the whole line (too few or too many fields).
+class CsvError : public std::runtime_error {
+ public:
+  CsvError(std::string file, std::int64_t line, std::string column, std::string message);
+
+  const std::string& file() const { return file_; }
+  std::int64_t line() const { return line_; }  // 1-based, the header is line 1; 0 = none
+  const std::string& column() const { return column_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  std::int64_t line_;
+  std::string column_;
+  std::string message_;
+};
+
+// Reads every row of the CSV at path. Blank lines are skipped. Throws CsvError.
+std::vector<Record> read_csv(const std::string& path);
+
+// The same for CSV text held in memory; name stands for the file in error messages.
+std::vector<Record> read_csv_text(const std::string& name, const std::string& text);
+
+}  // namespace rb

@@ -1,0 +1,228 @@
+#include "reports/markdown.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+namespace rb {
+namespace {
+
+constexpr const char* kNone = "—";
+
+// Table cells: a pipe would split the cell and a newline would end the table.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out.empty() ? kNone : out;
+}
+
+// Inline code that survives backticks in the text (CommonMark: a longer fence).
+std::string code(const std::string& s) {
+  std::size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const char* pad = longest > 0 ? " " : "";
+  return fence + pad + s + pad + fence;
+}
+
+std::string or_none(const std::string& s) { return s.empty() ? kNone : s; }
+
+std::string dtypes(const Record& r) {
+  std::string s = r.dtype + "/" + r.wdtype;
+  if (!r.rdtype.empty()) s += " (residual " + r.rdtype + ")";
+  return s;
+}
+
+std::string gbps_with_pct(double gbps, const std::optional<double>& pct) {
+  if (pct) return fmt::format("{:.0f} ({:.1f}%)", gbps, *pct);
+  return fmt::format("{:.0f}", gbps);
+}
+
+void context_section(std::string& out, const RunContext& ctx, const std::vector<Record>& records) {
+  out += "# rmsnorm-bench report\n\n";
+  out += fmt::format("- GPU: {} (cc {}, {} SMs, {} L2)\n", or_none(ctx.gpu), or_none(ctx.cc),
+                     ctx.sms > 0 ? fmt::format("{}", ctx.sms) : kNone,
+                     ctx.l2_mb > 0 ? fmt::format("{:g} MB", ctx.l2_mb) : kNone);
+  out += fmt::format("- Driver: {}; CUDA runtime: {}\n", or_none(ctx.driver),
+                     or_none(ctx.cuda_runtime));
+  out += fmt::format("- Tool: rmsnorm-bench {} (commit {})\n", or_none(ctx.tool_version),
+                     or_none(ctx.commit));
+  out += fmt::format("- Command: {}\n", ctx.command_line.empty() ? kNone : code(ctx.command_line));
+  out += fmt::format("- Started: {}\n", or_none(ctx.started_at));
+  double copy = ctx.copy_gbps;
+  for (const Record& r : records) {
+    if (copy <= 0 && r.copy_gbps) copy = *r.copy_gbps;
+  }
+  out += fmt::format("- Copy ceiling: {} (device-to-device copy, bytes read + written)\n\n",
+                     copy > 0 ? fmt::format("{:.0f} GB/s", copy) : kNone);
+
+  std::array<std::size_t, 4> counts{};
+  for (const Record& r : records) ++counts[static_cast<std::size_t>(r.status)];
+  out += fmt::format("**Totals:** {} cases: {} pass, {} fail, {} skip, {} error\n\n",
+                     records.size(), counts[0], counts[1], counts[2], counts[3]);
+}
+
+void failures_section(std::string& out, const std::vector<Record>& records) {
+  out += "## Failures\n\n";
+  bool any = false;
+  for (const Record& r : records) {
+    if (r.status != Status::fail && r.status != Status::error) continue;
+    if (!any) {
+      out +=
+          "| status | kernel | op | dtype/wdtype | M | H | layout | dist | eps | reason "
+          "| max abs err | max ULP | mismatches | worst (row, col) |\n"
+          "|---|---|---|---|--:|--:|---|---|--:|---|--:|--:|--:|---|\n";
+      any = true;
+    }
+    const std::string kernel =
+        r.picked.empty() || r.picked == r.kernel ? r.kernel : r.kernel + " → " + r.picked;
+    const std::string worst =
+        r.worst_row >= 0 ? fmt::format("({}, {})", r.worst_row, r.worst_col) : kNone;
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3g} | {:.0f} | {} | {} |\n",
+        status_name(r.status), cell(kernel), cell(r.op), cell(dtypes(r)), r.M, r.H, cell(r.layout),
+        cell(r.dist), format_double(r.eps), cell(r.reason), r.max_abs_err, r.max_ulp, r.mismatches,
+        worst);
+  }
+  out += any ? "\n" : "None.\n\n";
+}
+
+// One bandwidth table per (op, dtype, wdtype, rdtype, M); a cell is the best passing, timed
+// row of that kernel and H over eps, dist and layout.
+void bandwidth_section(std::string& out, const std::vector<Record>& records) {
+  using GroupKey = std::tuple<std::string, std::string, std::string, std::string>;
+  std::vector<GroupKey> groups;  // first-appearance order
+  std::map<GroupKey, std::vector<const Record*>> members;
+  for (const Record& r : records) {
+    if (r.status == Status::skip) continue;
+    GroupKey key{r.op, r.dtype, r.wdtype, r.rdtype};
+    if (members.find(key) == members.end()) groups.push_back(key);
+    members[key].push_back(&r);
+  }
+
+  out += "## Bandwidth (GB/s, % of copy)\n\n";
+  if (groups.empty()) {
+    out += "No cases ran.\n\n";
+    return;
+  }
+  for (const GroupKey& key : groups) {
+    const std::vector<const Record*>& rows = members[key];
+    std::vector<std::int64_t> ms;
+    for (const Record* r : rows) ms.push_back(r->M);
+    std::sort(ms.begin(), ms.end());
+    ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+
+    for (std::int64_t m : ms) {
+      std::vector<std::string> kernels;
+      std::vector<std::int64_t> hs;
+      std::map<std::pair<std::string, std::int64_t>, const Record*> best;
+      for (const Record* r : rows) {
+        if (r->M != m) continue;
+        if (std::find(kernels.begin(), kernels.end(), r->kernel) == kernels.end()) {
+          kernels.push_back(r->kernel);
+        }
+        hs.push_back(r->H);
+        if (r->status != Status::pass || !r->gbps) continue;
+        const Record*& b = best[{r->kernel, r->H}];
+        if (b == nullptr || *r->gbps > *b->gbps) b = r;
+      }
+      std::sort(hs.begin(), hs.end());
+      hs.erase(std::unique(hs.begin(), hs.end()), hs.end());
+
+      const Record& first = *rows.front();
+      out += fmt::format("### {} {}, M = {}\n\n", first.op, dtypes(first), m);
+      out += "| kernel |";
+      for (std::int64_t h : hs) out += fmt::format(" H={} |", h);
+      out += "\n|---|";
+      for (std::size_t i = 0; i < hs.size(); ++i) out += "--:|";
+      out += "\n";
+      for (const std::string& k : kernels) {
+        out += fmt::format("| {} |", cell(k));
+        for (std::int64_t h : hs) {
+          const auto it = best.find({k, h});
+          if (it == best.end()) {
+            out += fmt::format(" {} |", kNone);
+            continue;
+          }
+          const Record& r = *it->second;
+          std::string text = gbps_with_pct(*r.gbps, r.pct_of_copy);
+          // What auto dispatched to at this H is part of the answer.
+          if (!r.picked.empty() && r.picked != r.kernel) text += " " + r.picked;
+          out += fmt::format(" {} |", cell(text));
+        }
+        out += "\n";
+      }
+      out += "\n";
+    }
+  }
+}
+
+void skips_section(std::string& out, const std::vector<Record>& records) {
+  out += "## Skips\n\n";
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::size_t> counts;
+  for (const Record& r : records) {
+    if (r.status != Status::skip) continue;
+    auto key = std::make_pair(r.kernel, r.reason);
+    if (counts[key]++ == 0) order.push_back(key);
+  }
+  if (order.empty()) {
+    out += "None.\n";
+    return;
+  }
+  out += "| kernel | reason | cases |\n|---|---|--:|\n";
+  for (const auto& key : order) {
+    out += fmt::format("| {} | {} | {} |\n", cell(key.first), cell(key.second), counts[key]);
+  }
+}
+
+}  // namespace
+
+std::string markdown_report(const RunContext& ctx, const std::vector<Record>& records) {
+  std::string out;
+  context_section(out, ctx, records);
+  failures_section(out, records);
+  bandwidth_section(out, records);
+  skips_section(out, records);
+  return out;
+}
+
+void write_markdown_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
+  const auto fail = [&](const char* what, int err) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(fmt::format("cannot write report {}: {}: {}", path, what,
+                                         err != 0 ? std::strerror(err) : "unknown error"));
+  };
+  errno = 0;
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) fail("cannot create temporary file", errno);
+  const bool written =
+      std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int write_errno = errno;
+  if (std::fclose(f) != 0 || !written) fail("write failed", written ? errno : write_errno);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("rename failed", errno);
+}
+
+}  // namespace rb

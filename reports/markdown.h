@@ -1,0 +1,27 @@
+// The run's markdown report: context, failures (with their worst location) first, then
+// bandwidth tables of kernels x H per (op, dtype, wdtype[, rdtype], M), then skips.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reports/record.h"
+
+namespace rb {
+
+struct RunContext {
+  std::string gpu, cc, driver, cuda_runtime, tool_version, commit, command_line, started_at;
+  double copy_gbps = 0;  // measured copy ceiling (read + write); 0 = not measured
+  std::int64_t sms = 0;  // 0 = unknown
+  double l2_mb = 0;      // 0 = unknown
+};
+
+std::string markdown_report(const RunContext& ctx, const std::vector<Record>& records);
+
+// Writes text to path + ".tmp.<pid>", flushes, closes and renames it over path, so a reader
+// never sees a half-written report. Throws std::runtime_error naming path on failure (the
+// temporary file is removed).
+void write_markdown_atomic(const std::string& path, const std::string& text);
+
+}  // namespace rb

@@ -1,0 +1,619 @@
+// reports/: CSV round trip and reader errors, case keys, markdown layout, atomic writes and
+// the terminal summary. CPU only.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "reports/csv_reader.h"
+#include "reports/csv_writer.h"
+#include "reports/markdown.h"
+#include "reports/record.h"
+#include "reports/terminal.h"
+
+namespace fs = std::filesystem;
+
+namespace rb {
+namespace {
+
+// A fresh, empty directory per test, removed afterwards.
+class ReportsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) /
+           (std::string("rb_reports_") + info->name() + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::string write_file(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+
+  fs::path dir_;
+};
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Record timed_pass() {
+  Record r;
+  r.gpu = "NVIDIA H200";
+  r.cc = "9.0";
+  r.kernel = "auto";
+  r.picked = "row-vector";
+  r.op = "fwd";
+  r.dtype = "bf16";
+  r.wdtype = "fp32";
+  r.M = 16384;
+  r.H = 4096;
+  r.stride = 4100;
+  r.layout = "strided";
+  r.eps = 1e-6;
+  r.dist = "normal";
+  r.seed = std::numeric_limits<std::uint64_t>::max();  // needs all 64 unsigned bits
+  r.status = Status::pass;
+  r.rows_checked = 16384;
+  r.max_abs_err = 0.1 + 0.2;  // 0.30000000000000004: only a shortest round-trip keeps it
+  r.max_rel_err = 3.0517578125e-05;
+  r.max_ulp = 1;
+  r.mismatches = 0;
+  r.worst_row = 7;
+  r.worst_col = 4095;
+  r.atol = 1e-2;
+  r.rtol = 1e-2;
+  r.median_us = 65.4321;
+  r.min_us = 64.999;
+  r.max_us = 70.125;
+  r.noise_pct = 0.31;
+  r.samples = 12;
+  r.graph_us = 63.75;
+  r.bytes = 268451840;
+  r.gbps = 4102.734375;
+  r.copy_gbps = 4275;
+  r.pct_of_copy = 95.970395;
+  return r;
+}
+
+Record skipped() {
+  Record r;
+  r.gpu = "NVIDIA H200";
+  r.cc = "9.0";
+  r.kernel = "warp-row";
+  r.picked = "warp-row";
+  r.op = "add-fwd";
+  r.dtype = "fp16";
+  r.wdtype = "fp16";
+  r.rdtype = "fp32";
+  r.M = 1;
+  r.H = 65536;
+  r.stride = 65536;
+  r.layout = "contiguous";
+  r.eps = 1e-5;
+  r.dist = "large";
+  r.seed = 0;
+  r.status = Status::skip;
+  r.reason = "H > 2048, needs \"chunked\", or a cluster";
+  r.rows_checked = 0;
+  r.worst_row = -1;
+  r.worst_col = -1;
+  r.bytes = 0;
+  return r;  // every timing optional unset
+}
+
+Record failed() {
+  Record r = timed_pass();
+  r.kernel = "naive";
+  r.picked = "naive";
+  r.H = 4097;
+  r.stride = 4097;
+  r.layout = "misaligned";
+  r.dist = "zero-row";
+  r.status = Status::fail;
+  r.reason = "NaN where reference is finite\nfirst at (3, 4096)";  // line break: flattened
+  r.max_abs_err = std::numeric_limits<double>::infinity();
+  r.max_rel_err = std::numeric_limits<double>::quiet_NaN();
+  r.max_ulp = -std::numeric_limits<double>::infinity();
+  r.mismatches = 4097;
+  r.worst_row = 3;
+  r.worst_col = 4096;
+  r.median_us.reset();
+  r.min_us.reset();
+  r.max_us.reset();
+  r.noise_pct.reset();
+  r.samples.reset();
+  r.graph_us.reset();
+  r.gbps.reset();
+  r.pct_of_copy.reset();
+  return r;
+}
+
+// Equal, or both NaN.
+void expect_same_double(double a, double b, const char* what) {
+  if (std::isnan(a)) {
+    EXPECT_TRUE(std::isnan(b)) << what;
+  } else {
+    EXPECT_EQ(a, b) << what;
+  }
+}
+
+void expect_same(const Record& a, const Record& b) {
+  EXPECT_EQ(a.schema, b.schema);
+  EXPECT_EQ(a.gpu, b.gpu);
+  EXPECT_EQ(a.cc, b.cc);
+  EXPECT_EQ(a.kernel, b.kernel);
+  EXPECT_EQ(a.picked, b.picked);
+  EXPECT_EQ(a.op, b.op);
+  EXPECT_EQ(a.dtype, b.dtype);
+  EXPECT_EQ(a.wdtype, b.wdtype);
+  EXPECT_EQ(a.rdtype, b.rdtype);
+  EXPECT_EQ(a.M, b.M);
+  EXPECT_EQ(a.H, b.H);
+  EXPECT_EQ(a.stride, b.stride);
+  EXPECT_EQ(a.layout, b.layout);
+  EXPECT_EQ(a.eps, b.eps);
+  EXPECT_EQ(a.dist, b.dist);
+  EXPECT_EQ(a.seed, b.seed);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.reason, b.reason);
+  EXPECT_EQ(a.rows_checked, b.rows_checked);
+  expect_same_double(a.max_abs_err, b.max_abs_err, "max_abs_err");
+  expect_same_double(a.max_rel_err, b.max_rel_err, "max_rel_err");
+  expect_same_double(a.max_ulp, b.max_ulp, "max_ulp");
+  EXPECT_EQ(a.mismatches, b.mismatches);
+  EXPECT_EQ(a.worst_row, b.worst_row);
+  EXPECT_EQ(a.worst_col, b.worst_col);
+  EXPECT_EQ(a.atol, b.atol);
+  EXPECT_EQ(a.rtol, b.rtol);
+  EXPECT_EQ(a.median_us, b.median_us);
+  EXPECT_EQ(a.min_us, b.min_us);
+  EXPECT_EQ(a.max_us, b.max_us);
+  EXPECT_EQ(a.noise_pct, b.noise_pct);
+  EXPECT_EQ(a.samples, b.samples);
+  EXPECT_EQ(a.graph_us, b.graph_us);
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.gbps, b.gbps);
+  EXPECT_EQ(a.copy_gbps, b.copy_gbps);
+  EXPECT_EQ(a.pct_of_copy, b.pct_of_copy);
+}
+
+const char* kHeader =
+    "schema,gpu,cc,kernel,picked,op,dtype,wdtype,rdtype,M,H,stride,layout,eps,dist,seed,"
+    "status,reason,rows_checked,max_abs_err,max_rel_err,max_ulp,mismatches,worst_row,worst_col,"
+    "atol,rtol,median_us,min_us,max_us,noise_pct,samples,graph_us,bytes,gbps,copy_gbps,"
+    "pct_of_copy";
+
+// A valid file with one data row, for the error tests to damage.
+std::string valid_csv() { return std::string(kHeader) + "\n" + csv_row(timed_pass()) + "\n"; }
+
+std::string replace_once(std::string s, const std::string& from, const std::string& to) {
+  const std::size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+// The CsvError thrown by reading path; fails the test when nothing or something else is thrown.
+CsvError read_error(const std::string& path) {
+  try {
+    read_csv(path);
+  } catch (const CsvError& e) {
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected CsvError, got: " << e.what();
+    return CsvError(path, -1, "", "wrong exception");
+  }
+  ADD_FAILURE() << "expected CsvError reading " << path;
+  return CsvError(path, -1, "", "nothing thrown");
+}
+
+// ---------------------------------------------------------------- record / CSV
+
+TEST(Record, StatusNamesRoundTrip) {
+  for (Status s : {Status::pass, Status::fail, Status::skip, Status::error}) {
+    ASSERT_TRUE(parse_status(status_name(s)).has_value());
+    EXPECT_EQ(*parse_status(status_name(s)), s);
+  }
+  EXPECT_STREQ(status_name(Status::error), "error");
+  EXPECT_FALSE(parse_status("PASS").has_value());
+  EXPECT_FALSE(parse_status("").has_value());
+}
+
+TEST(Record, ColumnsAreTheSchemaInOrder) {
+  std::string joined;
+  for (const std::string& c : csv_columns()) joined += (joined.empty() ? "" : ",") + c;
+  EXPECT_EQ(joined, kHeader);
+  EXPECT_EQ(csv_columns().size(), 37u);
+  EXPECT_EQ(csv_header(), kHeader);
+}
+
+TEST(Record, CaseKeyIgnoresPickedAndIncludesSeed) {
+  Record a = timed_pass();
+  EXPECT_EQ(case_key(a),
+            "auto|fwd|bf16|fp32||16384|4096|4100|strided|1e-06|normal|18446744073709551615");
+  Record b = a;
+  b.picked = "warp-row";
+  b.status = Status::fail;
+  b.gbps = 1.0;
+  EXPECT_EQ(case_key(a), case_key(b));
+  b.seed = 1;
+  EXPECT_NE(case_key(a), case_key(b));
+  b = a;
+  b.eps = 1e-5;
+  EXPECT_NE(case_key(a), case_key(b));
+  b = a;
+  b.rdtype = "fp32";
+  EXPECT_NE(case_key(a), case_key(b));
+}
+
+TEST(Record, RowFieldsFollowTheHeader) {
+  const std::string row = csv_row(skipped());
+  EXPECT_EQ(row,
+            "rmsnorm-bench/1,NVIDIA H200,9.0,warp-row,warp-row,add-fwd,fp16,fp16,fp32,1,65536,"
+            "65536,contiguous,1e-05,large,0,skip,\"H > 2048, needs \"\"chunked\"\", or a "
+            "cluster\",0,0,0,0,0,-1,-1,0,0,,,,,,,0,,,");
+}
+
+TEST_F(ReportsTest, CsvRoundTripsEveryField) {
+  const std::vector<Record> written = {timed_pass(), skipped(), failed()};
+  const std::string file = path("run.csv");
+  {
+    CsvWriter w(file);
+    for (const Record& r : written) w.write(r);
+  }
+  const std::string text = read_file(file);
+  EXPECT_EQ(text.substr(0, text.find('\n')), kHeader);
+
+  const std::vector<Record> back = read_csv(file);
+  ASSERT_EQ(back.size(), written.size());
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    SCOPED_TRACE(i);
+    Record expected = written[i];
+    if (i == 2) expected.reason = "NaN where reference is finite first at (3, 4096)";
+    expect_same(back[i], expected);
+    EXPECT_EQ(case_key(back[i]), case_key(written[i]));
+  }
+  EXPECT_FALSE(back[1].median_us.has_value());
+  EXPECT_FALSE(back[1].samples.has_value());
+  EXPECT_EQ(back[1].reason, "H > 2048, needs \"chunked\", or a cluster");
+  EXPECT_EQ(back[0].eps, 1e-6);
+  EXPECT_EQ(back[0].max_abs_err, 0.1 + 0.2);
+  EXPECT_TRUE(std::isinf(back[2].max_abs_err));
+  EXPECT_TRUE(std::isnan(back[2].max_rel_err));
+}
+
+TEST_F(ReportsTest, CsvRowsAreOnDiskBeforeTheWriterCloses) {
+  const std::string file = path("stream.csv");
+  CsvWriter w(file);
+  w.write(timed_pass());
+  const std::vector<Record> so_far = read_csv(file);
+  ASSERT_EQ(so_far.size(), 1u);
+  EXPECT_EQ(so_far[0].kernel, "auto");
+  w.write(skipped());
+  EXPECT_EQ(read_csv(file).size(), 2u);
+}
+
+TEST_F(ReportsTest, CsvWriterNamesAnUncreatablePath) {
+  const std::string file = path("no/such/dir/run.csv");
+  try {
+    CsvWriter w(file);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ReportsTest, ReaderSkipsBlankLinesAndAcceptsCrLf) {
+  std::string text = valid_csv() + "\n" + csv_row(skipped()) + "\n";
+  std::string crlf;
+  for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const std::vector<Record> back = read_csv(write_file("crlf.csv", crlf));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[1].reason, skipped().reason);
+}
+
+TEST_F(ReportsTest, ReaderAcceptsInMemoryText) {
+  const std::vector<Record> back = read_csv_text("mem.csv", valid_csv());
+  ASSERT_EQ(back.size(), 1u);
+  expect_same(back[0], timed_pass());
+}
+
+// ---------------------------------------------------------------- reader errors
+
+TEST_F(ReportsTest, MissingFileIsACsvErrorNamingIt) {
+  const std::string file = path("absent.csv");
+  const CsvError e = read_error(file);
+  EXPECT_EQ(e.file(), file);
+  EXPECT_EQ(e.line(), 0);
+  EXPECT_NE(std::string(e.what()).find(file + ": cannot open"), std::string::npos) << e.what();
+}
+
+TEST_F(ReportsTest, WrongSchemaNamesLineAndColumn) {
+  const std::string file = write_file(
+      "schema.csv", replace_once(valid_csv(), "\nrmsnorm-bench/1,", "\nrmsnorm-bench/2,"));
+  const CsvError e = read_error(file);
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_EQ(e.column(), "schema");
+  EXPECT_NE(std::string(e.what()).find(file + ":2: column schema: "), std::string::npos)
+      << e.what();
+  EXPECT_NE(std::string(e.what()).find("rmsnorm-bench/2"), std::string::npos) << e.what();
+}
+
+TEST_F(ReportsTest, WrongHeaderNamesTheColumn) {
+  // Swapped columns would map by name in fccp; the header order is the schema, so refuse.
+  const std::string file =
+      write_file("header.csv", replace_once(valid_csv(), "min_us,max_us", "max_us,min_us"));
+  const CsvError e = read_error(file);
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_EQ(e.column(), "min_us");
+  EXPECT_NE(std::string(e.what()).find(file + ":1: column min_us: "), std::string::npos)
+      << e.what();
+
+  const CsvError old = read_error(write_file("old.csv", "schema,gpu,cc\nx,y,z\n"));
+  EXPECT_EQ(old.line(), 1);
+}
+
+TEST_F(ReportsTest, TruncatedLineNamesTheLine) {
+  std::string text = valid_csv() + csv_row(skipped()) + "\n";
+  const std::string last = csv_row(failed());
+  text += last.substr(0, last.size() / 2) + "\n";  // a write cut short
+  const std::string file = write_file("truncated.csv", text);
+  const CsvError e = read_error(file);
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_NE(std::string(e.what()).find(file + ":4: "), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("too few columns"), std::string::npos) << e.what();
+}
+
+TEST_F(ReportsTest, GarbledNumberNamesLineAndColumn) {
+  const std::string file =
+      write_file("garbled.csv", replace_once(valid_csv(), ",16384,4096,", ",abc,4096,"));
+  const CsvError e = read_error(file);
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_EQ(e.column(), "M");
+  EXPECT_NE(std::string(e.what()).find(file + ":2: column M: 'abc'"), std::string::npos)
+      << e.what();
+}
+
+TEST_F(ReportsTest, OtherMalformedRowsAreCsvErrors) {
+  struct Case {
+    std::string name, from, to, column;
+  };
+  const std::vector<Case> cases = {
+      {"trailing", ",16384,4096,", ",16384x,4096,", "M"},
+      {"float_in_int", ",16384,4096,", ",16384.5,4096,", "M"},
+      {"negative_seed", ",18446744073709551615,", ",-1,", "seed"},
+      {"seed_overflow", ",18446744073709551615,", ",18446744073709551616,", "seed"},
+      {"bad_double", ",1e-06,", ",1e-06e,", "eps"},
+      {"empty_required", ",1e-06,", ",,", "eps"},
+      {"bad_optional", ",65.4321,", ",fast,", "median_us"},
+      {"unknown_status", ",pass,", ",passed,", "status"},
+      {"extra_column", ",95.970395\n", ",95.970395,1\n", ""},
+      {"unclosed_quote", ",NVIDIA H200,", ",\"NVIDIA H200,", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string file = write_file(c.name + ".csv", replace_once(valid_csv(), c.from, c.to));
+    const CsvError e = read_error(file);
+    EXPECT_EQ(e.line(), 2) << e.what();
+    EXPECT_EQ(e.column(), c.column) << e.what();
+    EXPECT_NE(std::string(e.what()).find(file + ":2: "), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ReportsTest, EmptyFileIsACsvError) {
+  const CsvError e = read_error(write_file("empty.csv", ""));
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_NE(std::string(e.what()).find("header"), std::string::npos) << e.what();
+}
+
+// ---------------------------------------------------------------- markdown
+
+RunContext context() {
+  RunContext c;
+  c.gpu = "NVIDIA H200";
+  c.cc = "9.0";
+  c.driver = "580.65";
+  c.cuda_runtime = "13.0";
+  c.tool_version = "0.1.0";
+  c.commit = "abc1234";
+  c.command_line = "rmsnorm-bench run --H 4096 --dtype bf16";
+  c.started_at = "2026-12-01T10:00:00Z";
+  c.copy_gbps = 4275;
+  c.sms = 132;
+  c.l2_mb = 60;
+  return c;
+}
+
+// Rows of one (op, dtype, wdtype): two kernels, two H, two M, a worse eps, a failure.
+std::vector<Record> sweep() {
+  std::vector<Record> rs;
+  const auto add = [&](const std::string& kernel, std::int64_t m, std::int64_t h, double gbps,
+                       double eps, Status status) {
+    Record r = timed_pass();
+    r.kernel = kernel;
+    r.picked = kernel == "auto" ? "warp-row" : kernel;
+    r.M = m;
+    r.H = h;
+    r.eps = eps;
+    r.status = status;
+    r.gbps = gbps;
+    r.pct_of_copy = 100.0 * gbps / 4275;
+    rs.push_back(r);
+  };
+  add("naive", 16384, 1024, 1500, 1e-6, Status::pass);
+  add("naive", 16384, 1024, 1600, 1e-5, Status::pass);  // best of the cell
+  add("naive", 16384, 4096, 3950, 1e-6, Status::pass);
+  add("auto", 16384, 1024, 2900, 1e-6, Status::pass);
+  add("auto", 16384, 4096, 9999, 1e-6, Status::fail);  // fast but wrong: no number shown
+  add("naive", 1, 4096, 12, 1e-6, Status::pass);
+  rs.back().worst_row = 0;
+  Record f = failed();
+  rs.push_back(f);
+  Record e = failed();
+  e.status = Status::error;
+  e.reason = "cudaErrorIllegalAddress | launch";
+  e.worst_row = -1;
+  e.worst_col = -1;
+  rs.push_back(e);
+  rs.push_back(skipped());
+  rs.push_back(skipped());
+  Record other = skipped();
+  other.reason = "needs 16-byte rows";
+  rs.push_back(other);
+  return rs;
+}
+
+TEST(Markdown, ContextTotalsAndSectionOrder) {
+  const std::string md = markdown_report(context(), sweep());
+  for (const char* want :
+       {"# rmsnorm-bench report", "NVIDIA H200", "cc 9.0", "132 SMs", "60 MB L2", "580.65", "13.0",
+        "0.1.0", "abc1234", "`rmsnorm-bench run --H 4096 --dtype bf16`", "2026-12-01T10:00:00Z",
+        "4275 GB/s", "11 cases: 5 pass, 2 fail, 3 skip, 1 error"}) {
+    EXPECT_NE(md.find(want), std::string::npos) << want << "\n" << md;
+  }
+  const std::size_t failures = md.find("## Failures");
+  const std::size_t first_table = md.find("| kernel | H=");
+  const std::size_t skips = md.find("## Skips");
+  ASSERT_NE(failures, std::string::npos) << md;
+  ASSERT_NE(first_table, std::string::npos) << md;
+  ASSERT_NE(skips, std::string::npos) << md;
+  EXPECT_LT(failures, first_table);
+  EXPECT_LT(first_table, skips);
+}
+
+TEST(Markdown, FailuresShowWhereAndHowBad) {
+  const std::string md = markdown_report(context(), sweep());
+  const std::string failures =
+      md.substr(md.find("## Failures"), md.find("## Bandwidth") - md.find("## Failures"));
+  EXPECT_NE(failures.find("| fail | naive | fwd | bf16/fp32 | 16384 | 4097 | misaligned | "
+                          "zero-row | 1e-06 | NaN where reference is finite first at (3, 4096) "
+                          "| inf |"),
+            std::string::npos)
+      << failures;
+  EXPECT_NE(failures.find("| 4097 | (3, 4096) |"), std::string::npos) << failures;
+  EXPECT_NE(failures.find("| error |"), std::string::npos) << failures;
+  EXPECT_NE(failures.find("cudaErrorIllegalAddress \\| launch"), std::string::npos) << failures;
+  EXPECT_NE(failures.find("auto → warp-row | fwd | bf16/fp32 | 16384 | 4096"), std::string::npos)
+      << failures;
+}
+
+TEST(Markdown, BandwidthTablesPerMWithBestCell) {
+  const std::string md = markdown_report(context(), sweep());
+  const std::size_t big = md.find("### fwd bf16/fp32, M = 16384");
+  const std::size_t small = md.find("### fwd bf16/fp32, M = 1\n");
+  ASSERT_NE(big, std::string::npos) << md;
+  ASSERT_NE(small, std::string::npos) << md;
+  EXPECT_LT(small, big);  // ascending M
+  const std::string big_table = md.substr(big, md.find("## Skips") - big);
+  // H=4097 ran only as a failure: its column exists and shows no number.
+  EXPECT_NE(big_table.find("| kernel | H=1024 | H=4096 | H=4097 |"), std::string::npos) << md;
+  EXPECT_NE(big_table.find("| naive | 1600 (37.4%) | 3950 (92.4%) | — |"), std::string::npos) << md;
+  EXPECT_NE(big_table.find("| auto | 2900 (67.8%) warp-row | — | — |"), std::string::npos) << md;
+  EXPECT_EQ(big_table.find("9999"), std::string::npos) << md;
+  EXPECT_EQ(big_table.find("1500"), std::string::npos) << md;
+  const std::string small_table = md.substr(small, big - small);
+  EXPECT_NE(small_table.find("| naive | 12 (0.3%) |"), std::string::npos) << md;
+}
+
+TEST(Markdown, SkipsAreGroupedWithCounts) {
+  const std::string md = markdown_report(context(), sweep());
+  const std::string skips = md.substr(md.find("## Skips"));
+  EXPECT_NE(skips.find("| warp-row | H > 2048, needs \"chunked\", or a cluster | 2 |"),
+            std::string::npos)
+      << skips;
+  EXPECT_NE(skips.find("| warp-row | needs 16-byte rows | 1 |"), std::string::npos) << skips;
+}
+
+TEST(Markdown, EmptyRunSaysSo) {
+  const std::string md = markdown_report(RunContext{}, {});
+  EXPECT_NE(md.find("0 cases: 0 pass, 0 fail, 0 skip, 0 error"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Failures\n\nNone."), std::string::npos) << md;
+  EXPECT_NE(md.find("## Skips\n\nNone."), std::string::npos) << md;
+}
+
+TEST_F(ReportsTest, AtomicWriteReplacesAndLeavesNoTempFile) {
+  const std::string file = path("report.md");
+  write_markdown_atomic(file, "old\n");
+  write_markdown_atomic(file, "# new\n");
+  EXPECT_EQ(read_file(file), "# new\n");
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    names.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(names, std::vector<std::string>{"report.md"});
+}
+
+TEST_F(ReportsTest, AtomicWriteFailureNamesThePath) {
+  const std::string file = path("missing-dir/report.md");
+  try {
+    write_markdown_atomic(file, "x");
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+// ---------------------------------------------------------------- terminal
+
+TEST(Terminal, SummaryTableListsTimedRowsAndCounts) {
+  const std::vector<Record> rs = sweep();
+  const std::string table = summary_table(rs);
+  EXPECT_NE(table.find("5 pass, 2 fail, 3 skip, 1 error\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("auto→warp-row"), std::string::npos) << table;
+  EXPECT_NE(table.find("FAIL"), std::string::npos) << table;
+  EXPECT_NE(table.find("ERROR"), std::string::npos) << table;
+  EXPECT_NE(table.find("92.4%"), std::string::npos) << table;
+  EXPECT_NE(table.find("65.43"), std::string::npos) << table;
+  EXPECT_EQ(table.find("warp-row  add-fwd"), std::string::npos) << table;  // skips: counted only
+
+  // Header + 8 listed rows + counts, each row in input order, columns aligned.
+  std::vector<std::string> lines;
+  std::istringstream in(table);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 10u) << table;
+  EXPECT_EQ(lines[0].rfind("kernel", 0), 0u) << table;
+  // Alignment is in terminal columns (code points): "µ", "→" and "—" take several bytes.
+  const auto column_of = [](const std::string& line, const std::string& word) {
+    const std::size_t at = line.rfind(word);
+    EXPECT_NE(at, std::string::npos) << word;
+    EXPECT_EQ(at + word.size(), line.size()) << line;
+    std::size_t col = 0;
+    for (std::size_t i = 0; i < at; ++i) col += (line[i] & 0xC0) != 0x80;
+    return col;
+  };
+  const std::size_t status_col = column_of(lines[0], "status");
+  EXPECT_EQ(column_of(lines[1], "pass"), status_col) << table;
+  EXPECT_EQ(column_of(lines[5], "FAIL"), status_col) << table;
+  EXPECT_EQ(column_of(lines[8], "ERROR"), status_col) << table;
+  EXPECT_EQ(column_of(lines[8], "—  ERROR") + 1 + 2, status_col) << table;
+  EXPECT_NE(lines[4].find("auto→warp-row  fwd"), std::string::npos) << table;
+}
+
+TEST(Terminal, SummaryOfNothingIsJustCounts) {
+  EXPECT_EQ(summary_table({skipped()}), "0 pass, 0 fail, 1 skip, 0 error\n");
+}
+
+TEST(Terminal, ProgressLineIsOneShortLine) {
+  const std::string line = progress_line(12, 240, timed_pass());
+  EXPECT_EQ(line, "[ 12/240] fwd bf16 auto→row-vector M=16384 H=4096 pass 4103 GB/s (96.0%)");
+  EXPECT_EQ(progress_line(3, 9, failed()), "[3/9] fwd bf16 naive M=16384 H=4097 FAIL");
+}
+
+}  // namespace
+}  // namespace rb
