@@ -1,0 +1,102 @@
+#include "harness/case.h"
+
+#include <set>
+#include <tuple>
+
+#include "kernels/registry.h"
+
+namespace rb {
+
+std::string_view layout_name(Layout l) {
+  switch (l) {
+    case Layout::contiguous: return "contiguous";
+    case Layout::strided: return "strided";
+    case Layout::misaligned: return "misaligned";
+  }
+  return "?";
+}
+
+std::optional<Layout> parse_layout(std::string_view s) {
+  for (Layout l : all_layouts())
+    if (layout_name(l) == s) return l;
+  return std::nullopt;
+}
+
+const std::vector<Layout>& all_layouts() {
+  static const std::vector<Layout> v{Layout::contiguous, Layout::strided, Layout::misaligned};
+  return v;
+}
+
+std::int64_t layout_stride(Layout l, std::int64_t H) {
+  return l == Layout::strided ? (H + 15) / 16 * 16 + 16 : H;
+}
+
+std::int64_t layout_offset(Layout l) { return l == Layout::misaligned ? 1 : 0; }
+
+bool Case::same_data(const Case& o) const {
+  return std::tie(dtype, wdtype, M, H, layout, dist, seed) == std::tie(o.dtype, o.wdtype, o.M, o.H, o.layout, o.dist, o.seed);
+}
+
+std::vector<Case> expand(const Sweep& s) {
+  std::vector<Case> out;
+  std::set<std::tuple<int, int, std::int64_t, std::int64_t, int, int, double, std::string, int>> seen;
+  for (Op op : s.ops)
+    for (DType dt : s.dtypes)
+      for (const WDtypeChoice& wc : s.wdtypes)
+        for (std::int64_t H : s.Hs)
+          for (std::int64_t M : s.Ms)
+            for (Layout lay : s.layouts)
+              for (Dist d : s.dists)
+                for (double e : s.eps)
+                  for (const std::string& k : s.kernels) {
+                    Case c;
+                    c.op = op;
+                    c.kernel = k;
+                    c.dtype = dt;
+                    c.wdtype = wc.resolve(dt);
+                    c.M = M;
+                    c.H = H;
+                    c.layout = lay;
+                    c.eps = e;
+                    c.dist = d;
+                    c.seed = s.seed;
+                    auto key = std::make_tuple(static_cast<int>(dt), static_cast<int>(c.wdtype), M, H,
+                                               static_cast<int>(lay), static_cast<int>(d), e, k, static_cast<int>(op));
+                    if (seen.insert(key).second) out.push_back(std::move(c));
+                  }
+  return out;
+}
+
+std::vector<std::string> default_kernels() {
+  std::vector<std::string> v;
+  for (const KernelInfo& k : kernel_registry())
+    if (!k.mutant) v.push_back(k.name);
+  return v;
+}
+
+Sweep default_bench_sweep() {
+  Sweep s;
+  s.kernels = default_kernels();
+  s.dtypes = {DType::f32, DType::f16, DType::bf16};
+  s.Ms = {1, 16384};
+  s.Hs = {128, 1024, 2048, 4096, 4097, 8192, 16384};
+  s.eps = {1e-5, 1e-6};
+  s.dists = {Dist::normal};
+  s.layouts = {Layout::contiguous};
+  return s;
+}
+
+Sweep validation_sweep(const std::vector<std::string>& kernels) {
+  Sweep s;
+  s.kernels = kernels;
+  s.dtypes = {DType::f32, DType::f16, DType::bf16};
+  s.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
+  s.Ms = {19};
+  s.Hs = {1, 3, 127, 128, 1000, 1024, 4096, 4097, 8192, 16384, 65536};
+  s.eps = {1e-5};
+  s.dists = ref::all_dists();
+  s.layouts = all_layouts();
+  return s;
+}
+
+}  // namespace rb

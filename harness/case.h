@@ -1,0 +1,84 @@
+// The case model: one (op, kernel, dtypes, M, H, layout, eps, distribution, seed) point of
+// a sweep, and the sweep that expands into cases.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/types.h"
+#include "reference/generate.h"
+
+namespace rb {
+
+using ref::Dist;
+
+enum class Layout { contiguous, strided, misaligned };
+
+std::string_view layout_name(Layout l);
+std::optional<Layout> parse_layout(std::string_view s);
+const std::vector<Layout>& all_layouts();
+
+// Row stride (elements) and base offset (elements) each layout uses for a row of H.
+//   contiguous  stride H,                          offset 0
+//   strided     stride roundup(H, 16) + 16,        offset 0  (rows aligned, gaps between)
+//   misaligned  stride H,                          offset 1  (base not 16-byte aligned)
+std::int64_t layout_stride(Layout l, std::int64_t H);
+std::int64_t layout_offset(Layout l);
+
+struct Case {
+  Op op = Op::fwd;
+  std::string kernel;
+  DType dtype = DType::bf16;
+  DType wdtype = DType::bf16;
+  std::int64_t M = 0;
+  std::int64_t H = 0;
+  Layout layout = Layout::contiguous;
+  double eps = 1e-5;
+  Dist dist = Dist::normal;
+  std::uint64_t seed = 0;
+
+  std::int64_t stride() const { return layout_stride(layout, H); }
+  // The inputs this case reads: cases with equal data keys share generated inputs.
+  bool same_data(const Case& o) const;
+};
+
+// A weight dtype choice: the x dtype ("same") or a fixed one.
+struct WDtypeChoice {
+  std::optional<DType> fixed;  // empty = same as x
+  DType resolve(DType x) const { return fixed.value_or(x); }
+};
+
+struct Sweep {
+  std::vector<Op> ops{Op::fwd};
+  std::vector<std::string> kernels;
+  std::vector<DType> dtypes;
+  std::vector<WDtypeChoice> wdtypes{WDtypeChoice{}};
+  std::vector<std::int64_t> Ms;
+  std::vector<std::int64_t> Hs;
+  std::vector<double> eps;
+  std::vector<Dist> dists;
+  std::vector<Layout> layouts;
+  std::uint64_t seed = 0x5eed;
+};
+
+// Every combination, ordered so that cases sharing inputs are adjacent (data first, then
+// eps, then kernel). Duplicate combinations (e.g. wdtype "same" and fp32 for fp32 x) appear
+// once.
+std::vector<Case> expand(const Sweep& s);
+
+// Kernels run when none is named: every non-mutant kernel, auto included.
+std::vector<std::string> default_kernels();
+
+// The default benchmark sweep: H {128, 1024, 2048, 4096, 4097, 8192, 16384}, M {1, 16384},
+// fp32/fp16/bf16, eps {1e-5, 1e-6}, normal, contiguous, default kernels.
+Sweep default_bench_sweep();
+
+// The validation sweep every kernel (and mutant) must face: awkward H, every distribution
+// and layout, both weight dtypes, small M. A mutant that survives it means the sweep lacks
+// an input: extend the sweep, never weaken the mutant.
+Sweep validation_sweep(const std::vector<std::string>& kernels);
+
+}  // namespace rb

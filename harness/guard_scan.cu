@@ -1,0 +1,92 @@
+// Device-side scan of a guarded tensor: unwritten (still poisoned) and non-finite elements
+// inside the tensor, changed bytes outside it (guard bands and row padding). Runs over the
+// whole allocation, so a large output is checked completely without copying it back.
+#include <cstdint>
+
+#include "harness/cuda_check.h"
+#include "harness/device_buffer.h"
+
+namespace rb {
+namespace {
+
+struct ScanCounters {
+  unsigned long long unwritten, nonfinite, guard_writes;
+  unsigned long long first_unwritten, first_nonfinite, first_guard_write;
+};
+
+constexpr unsigned long long kNone = ~0ull;
+
+template <class U>
+__device__ bool is_nonfinite(U bits, ElemKind kind) {
+  if (kind == ElemKind::f32) return (static_cast<std::uint32_t>(bits) & 0x7f800000u) == 0x7f800000u;
+  if (kind == ElemKind::f16) return (static_cast<std::uint32_t>(bits) & 0x7c00u) == 0x7c00u;
+  return (static_cast<std::uint32_t>(bits) & 0x7f80u) == 0x7f80u;
+}
+
+template <class U>
+__global__ void scan_kernel(const U* base, std::int64_t n, std::int64_t origin, TensorShape s, ElemKind kind,
+                            ScanCounters* out) {
+  const U poison = static_cast<U>(~U{0});
+  unsigned long long unwritten = 0, nonfinite = 0, guard = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const U v = base[i];
+    const std::int64_t li = i - origin;
+    const std::int64_t row = li >= 0 ? li / s.stride : -1;
+    const std::int64_t col = li >= 0 ? li % s.stride : -1;
+    const bool logical = li >= 0 && row < s.rows && col < s.cols;
+    if (logical) {
+      const unsigned long long idx = static_cast<unsigned long long>(row * s.cols + col);
+      if (v == poison) {
+        ++unwritten;
+        atomicMin(&out->first_unwritten, idx);
+      } else if (is_nonfinite(v, kind)) {
+        ++nonfinite;
+        atomicMin(&out->first_nonfinite, idx);
+      }
+    } else if (v != poison) {
+      ++guard;
+      atomicMin(&out->first_guard_write, static_cast<unsigned long long>(i * sizeof(U)));
+    }
+  }
+  if (unwritten) atomicAdd(&out->unwritten, unwritten);
+  if (nonfinite) atomicAdd(&out->nonfinite, nonfinite);
+  if (guard) atomicAdd(&out->guard_writes, guard);
+}
+
+std::int64_t as_index(unsigned long long v) { return v == kNone ? -1 : static_cast<std::int64_t>(v); }
+
+}  // namespace
+
+GuardScan scan_guarded(const GuardedTensor& t, ElemKind kind, cudaStream_t s) {
+  const TensorShape& sh = t.shape();
+  const ScanCounters init{0, 0, 0, kNone, kNone, kNone};
+  DeviceBuffer counters(sizeof(ScanCounters));
+  auto* dc = static_cast<ScanCounters*>(counters.get());
+  RB_CUDA_CHECK(cudaMemcpyAsync(dc, &init, sizeof init, cudaMemcpyHostToDevice, s));
+  const std::int64_t n = static_cast<std::int64_t>(t.buffer().bytes() / sh.elem_size);
+  const std::int64_t origin = static_cast<std::int64_t>(kGuardBytes / sh.elem_size) + sh.offset_elems;
+  const int threads = 256;
+  const std::int64_t want = (n + threads - 1) / threads;
+  const unsigned blocks = static_cast<unsigned>(want < 4096 ? (want > 0 ? want : 1) : 4096);
+  if (sh.elem_size == 4)
+    scan_kernel<std::uint32_t><<<blocks, threads, 0, s>>>(static_cast<const std::uint32_t*>(t.buffer().get()), n,
+                                                          origin, sh, kind, dc);
+  else
+    scan_kernel<std::uint16_t><<<blocks, threads, 0, s>>>(static_cast<const std::uint16_t*>(t.buffer().get()), n,
+                                                           origin, sh, kind, dc);
+  RB_CUDA_CHECK(cudaGetLastError());
+  ScanCounters c{};
+  RB_CUDA_CHECK(cudaMemcpyAsync(&c, dc, sizeof c, cudaMemcpyDeviceToHost, s));
+  RB_CUDA_CHECK(cudaStreamSynchronize(s));
+  GuardScan g;
+  g.unwritten = static_cast<std::int64_t>(c.unwritten);
+  g.nonfinite = static_cast<std::int64_t>(c.nonfinite);
+  g.guard_writes = static_cast<std::int64_t>(c.guard_writes);
+  g.first_unwritten = as_index(c.first_unwritten);
+  g.first_nonfinite = as_index(c.first_nonfinite);
+  g.first_guard_write = as_index(c.first_guard_write);
+  return g;
+}
+
+}  // namespace rb

@@ -1,0 +1,60 @@
+// The runner: for each case, generate inputs (shared by adjacent cases with the same data),
+// launch through the registry, check against the fp64 reference, time, and hand a Record
+// to the sink as soon as the case is done.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "harness/case.h"
+#include "harness/device.h"
+#include "harness/timing.h"
+#include "reports/record.h"
+
+namespace rb {
+
+struct RunConfig {
+  bool check = true;
+  bool time = true;
+  TimingOptions timing;
+  // fp64 reference budget per case: all rows when M * H is below it, else a row sample.
+  std::int64_t max_check_elems = std::int64_t{1} << 23;
+  // Launches of at most this many rows are also timed as CUDA-graph replays.
+  std::int64_t graph_max_rows = 256;
+  // Copy-ceiling buffer, each way.
+  std::int64_t copy_bytes = std::int64_t{1} << 30;
+};
+
+using RecordSink = std::function<void(const Record&)>;
+
+class Runner {
+ public:
+  Runner(DeviceInfo dev, RunConfig cfg);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Measures the copy ceiling (once; later calls return the first measurement).
+  const CopyCeiling& copy_ceiling();
+
+  // Runs every case in order. A case that fails validation or cannot launch is recorded and
+  // the run goes on; a CUDA error that leaves the device unusable is recorded for its case,
+  // then thrown as CudaError.
+  void run(const std::vector<Case>& cases, const RecordSink& sink);
+
+  // One case on its own (inputs are generated for it unless the previous case shares them).
+  Record run_case(const Case& c);
+
+  const DeviceInfo& device() const { return dev_; }
+
+  struct Impl;
+
+ private:
+  DeviceInfo dev_;
+  RunConfig cfg_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rb

@@ -1,0 +1,57 @@
+#include "harness/validate.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rb {
+
+Tolerance fwd_tolerance(DType out) {
+  switch (out) {
+    case DType::f32: return {1e-5, 1e-5};
+    case DType::f16: return {1e-3, 1e-3};
+    case DType::bf16: return {1e-2, 1e-2};
+  }
+  return {0, 0};
+}
+
+Tolerance rrms_tolerance() { return fwd_tolerance(DType::f32); }
+
+bool within_tolerance(double got, double ref, const Tolerance& t) {
+  if (!std::isfinite(ref)) return std::isnan(ref) ? std::isnan(got) : got == ref;
+  if (!std::isfinite(got)) return false;
+  return std::fabs(got - ref) <= t.atol + t.rtol * std::fabs(ref);
+}
+
+void ErrorStats::add(std::int64_t row, std::int64_t col, double got, double ref, double ulp) {
+  const double err = std::isfinite(got) ? std::fabs(got - ref) : INFINITY;
+  const bool ok = within_tolerance(got, ref, tol_);
+  max_abs = std::max(max_abs, err);
+  if (std::fabs(ref) >= tol_.atol && ref != 0) max_rel = std::max(max_rel, err / std::fabs(ref));
+  if (ulp > 0) max_ulp = std::max(max_ulp, err / ulp);
+  const double ratio = err / (tol_.atol + tol_.rtol * std::fabs(ref));
+  if (ratio > worst_ratio || worst_row < 0) {
+    worst_ratio = ratio;
+    worst_row = row;
+    worst_col = col;
+  }
+  if (!ok) {
+    ++mismatches;
+    if (first.size() < kKeep) first.push_back({row, col, got, ref});
+  }
+}
+
+std::vector<std::int64_t> rows_to_check(std::int64_t M, std::int64_t H, std::int64_t max_elems) {
+  std::vector<std::int64_t> rows;
+  if (M <= 0) return rows;
+  const std::int64_t budget = std::max<std::int64_t>(16, max_elems / std::max<std::int64_t>(H, 1));
+  if (M <= budget) {
+    rows.resize(static_cast<std::size_t>(M));
+    for (std::int64_t r = 0; r < M; ++r) rows[static_cast<std::size_t>(r)] = r;
+    return rows;
+  }
+  for (std::int64_t i = 0; i < budget; ++i) rows.push_back(i * (M - 1) / (budget - 1));
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
+}  // namespace rb
