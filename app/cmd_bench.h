@@ -1,0 +1,34 @@
+// The default action: run a sweep, write CSV + markdown, print a summary table.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace rb {
+
+struct BenchOptions {
+  std::string preset = "bench";  // bench | validation
+  std::vector<std::string> H, M;  // raw list items, expanded after parsing
+  std::vector<std::string> dtypes, wdtypes, eps, kernels, dists, layouts;
+  std::uint64_t seed = 0x5eed;
+  bool no_check = false;
+  bool no_time = false;
+  int min_samples = 10;
+  double max_noise = 0.5;
+  double max_time = 0.25;
+  std::string out_dir = "results";
+  std::string csv, md;
+  int device = 0;
+  bool quiet = false;
+  std::string command_line;
+};
+
+// Adds the sweep options to `app` (the top-level app: the sweep is the default action).
+void setup_bench(CLI::App& app, BenchOptions& o);
+
+// Runs the sweep; returns the process exit code (0 pass, 1 fail, 2 input, 3 no device,
+// 4 CUDA error).
+int run_bench(const BenchOptions& o);
+
+}  // namespace rb

@@ -1,0 +1,36 @@
+// rmsnorm-bench: validates and benchmarks GPU RMSNorm kernels. main only wires the
+// subcommands; each lives in its own file.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <rb_version.h>
+
+#include "app/cmd_bench.h"
+#include "app/cmd_list.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rmsnorm-bench: validate and benchmark GPU RMSNorm kernels against an fp64 reference.\n"
+               "With no subcommand, runs a sweep (exit 0 pass, 1 fail, 2 bad input, 3 no GPU, 4 CUDA error)."};
+  app.set_version_flag("--version", std::string("rmsnorm-bench ") + RB_VERSION + " commit=" + RB_COMMIT);
+  rb::BenchOptions bench;
+  rb::setup_bench(app, bench);
+  rb::ListOptions list;
+  CLI::App* list_cmd = rb::setup_list(app, list);
+  for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    if (list_cmd->parsed()) return rb::run_list(list);
+    return rb::run_bench(bench);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "rmsnorm-bench: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "rmsnorm-bench: " << e.what() << "\n";
+    return 4;
+  }
+}
