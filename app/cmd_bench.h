@@ -16,7 +16,7 @@ struct BenchOptions {
   bool no_time = false;
   int min_samples = 10;
   double max_noise = 0.5;
-  double max_time = 0.25;
+  double max_time = 0.1;
   std::string out_dir = "results";
   std::string csv, md;
   int device = 0;

@@ -18,7 +18,7 @@ struct TimingOptions {
   int min_samples = 10;
   int max_samples = 2000;
   double max_noise_pct = 0.5;  // stop once the samples' relative stdev is below this
-  double max_time_s = 0.25;    // per-case budget (after min_samples)
+  double max_time_s = 0.1;     // per-case budget (after min_samples)
   int graph_launches = 100;    // launches per CUDA graph for the small-launch timing
 };
 

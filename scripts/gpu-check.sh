@@ -7,13 +7,14 @@
 #
 # Uses an existing build in ${BUILD_DIR:-build} (so a build made elsewhere can be carried to
 # the GPU machine), building first only when the binaries are missing.
-# SANITIZER_TIMEOUT (seconds, default 420) bounds the memcheck pass; a pass cut short is
-# reported as such in the summary, never as clean.
+# SANITIZER_TIMEOUT (seconds, default 420) bounds the memcheck pass, STEP_TIMEOUT (300) each
+# other step; a step cut short is reported as such in the summary (rc 124), never as clean.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/gpu-check.sh OUTDIR}
 BUILD=${BUILD_DIR:-build}
 SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-420}
+STEP_TIMEOUT=${STEP_TIMEOUT:-300}  # bounds each of the other steps
 mkdir -p "$OUT"
 BIN=$BUILD/rmsnorm-bench
 GPU_TESTS=$BUILD/tests/rb_gpu_tests
@@ -29,7 +30,7 @@ echo "[$(stamp)] gpu-check: commit=$commit gpu=$gpu"
 count() { sed -n "s/^\[  $1  \] \([0-9]*\) test.*/\1/p" "$2" | tail -n 1; }
 
 echo "[$(stamp)] GPU tests"
-"$GPU_TESTS" --gtest_output="xml:$OUT/gpu-tests.xml" >"$OUT/gpu-tests.log" 2>&1
+timeout "$STEP_TIMEOUT" "$GPU_TESTS" --gtest_output="xml:$OUT/gpu-tests.xml" >"$OUT/gpu-tests.log" 2>&1
 gpu_rc=$?
 gpu_pass=$(count PASSED "$OUT/gpu-tests.log"); gpu_fail=$(count FAILED "$OUT/gpu-tests.log")
 gpu_skip=$(count SKIPPED "$OUT/gpu-tests.log")
@@ -38,13 +39,13 @@ mutants_caught=$(grep '^MUTANT .* caught by [1-9]' "$OUT/gpu-tests.log" | wc -l)
 echo "[$(stamp)] GPU tests rc=$gpu_rc passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0} mutants=$mutants_caught/$mutants_total"
 
 echo "[$(stamp)] CPU tests"
-"$CPU_TESTS" >"$OUT/cpu-tests.log" 2>&1
+timeout "$STEP_TIMEOUT" "$CPU_TESTS" >"$OUT/cpu-tests.log" 2>&1
 cpu_rc=$?
 cpu_pass=$(count PASSED "$OUT/cpu-tests.log"); cpu_fail=$(count FAILED "$OUT/cpu-tests.log")
 echo "[$(stamp)] CPU tests rc=$cpu_rc passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
 
 echo "[$(stamp)] default sweep"
-"$BIN" --out "$OUT/sweep" >"$OUT/sweep.log" 2>"$OUT/sweep.err"
+timeout "$STEP_TIMEOUT" "$BIN" --out "$OUT/sweep" >"$OUT/sweep.log" 2>"$OUT/sweep.err"
 sweep_rc=$?
 echo "[$(stamp)] sweep rc=$sweep_rc"
 
