@@ -1,0 +1,805 @@
+// The host-only parts of app/ and harness/ judged without a GPU: list and number parsing,
+// tolerances and error metrics, the row sample, layouts and sweep expansion, the timing
+// statistics and stopping rule, the bytes formula and the kernel registry's capability checks.
+// Suites are named Harness* so `--gtest_filter='Harness*'` selects them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "app/lists.h"
+#include "harness/bytes.h"
+#include "harness/case.h"
+#include "harness/timing.h"
+#include "harness/validate.h"
+#include "kernels/registry.h"
+
+namespace rb {
+namespace {
+
+using I64s = std::vector<std::int64_t>;
+constexpr std::int64_t kI64Max = std::numeric_limits<std::int64_t>::max();
+
+// The message of the std::invalid_argument `f` throws; fails the test if it throws nothing.
+template <class F>
+std::string invalid_argument_message(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  } catch (...) {
+    ADD_FAILURE() << "threw something other than std::invalid_argument";
+    return {};
+  }
+  ADD_FAILURE() << "did not throw";
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------
+// app/lists.h
+
+TEST(HarnessLists, SingleNumber) {
+  EXPECT_EQ(parse_int_item("4096", 1), I64s{4096});
+  EXPECT_EQ(parse_int_list("4096", 1), I64s{4096});
+  EXPECT_EQ(parse_int_list("1", 1), I64s{1});
+}
+
+TEST(HarnessLists, CommaList) {
+  EXPECT_EQ(parse_int_list("1024,4096,4097", 1), (I64s{1024, 4096, 4097}));
+  // Order is the user's, not sorted.
+  EXPECT_EQ(parse_int_list("4097,1024", 1), (I64s{4097, 1024}));
+}
+
+TEST(HarnessLists, GeometricRange) {
+  EXPECT_EQ(parse_int_item("1024:16384:x2", 1), (I64s{1024, 2048, 4096, 8192, 16384}));
+  EXPECT_EQ(parse_int_list("1024:16384:x2", 1), (I64s{1024, 2048, 4096, 8192, 16384}));
+  EXPECT_EQ(parse_int_item("1:100:x10", 1), (I64s{1, 10, 100}));
+  // STOP need not be a term; a one-term range is fine.
+  EXPECT_EQ(parse_int_item("100:300:x2", 1), (I64s{100, 200}));
+  EXPECT_EQ(parse_int_item("4096:4096:x2", 1), I64s{4096});
+}
+
+TEST(HarnessLists, ArithmeticRange) {
+  EXPECT_EQ(parse_int_item("128:512:+128", 1), (I64s{128, 256, 384, 512}));
+  EXPECT_EQ(parse_int_item("1:5:+1", 1), (I64s{1, 2, 3, 4, 5}));
+  EXPECT_EQ(parse_int_item("1:6:+2", 1), (I64s{1, 3, 5}));
+}
+
+TEST(HarnessLists, RepeatsDroppedKeepingFirstOccurrence) {
+  EXPECT_EQ(parse_int_list("4096,1024,4096", 1), (I64s{4096, 1024}));
+  EXPECT_EQ(parse_int_list("4096,1024:8192:x2", 1), (I64s{4096, 1024, 2048, 8192}));
+  EXPECT_EQ(parse_int_list("128:512:+128,256:1024:x2", 1), (I64s{128, 256, 384, 512, 1024}));
+}
+
+TEST(HarnessLists, MinValueIsHonoured) {
+  EXPECT_EQ(parse_int_list("0", 0), I64s{0});
+  EXPECT_THROW(parse_int_list("0", 1), std::invalid_argument);
+  EXPECT_THROW(parse_int_list("4096,0", 1), std::invalid_argument);
+  EXPECT_THROW(parse_int_item("0:8:+1", 1), std::invalid_argument);
+  EXPECT_THROW(parse_int_list("-4", 1), std::invalid_argument);
+}
+
+TEST(HarnessLists, MalformedInputThrows) {
+  for (const char* bad : {"abc", "1024:", "16:8:x2", "1:8:x1", "1:8:*2", "", "1:8", "1:8:x", "1:8:+0",
+                          "1:2:3:x2", "1024,,4096", "1024,", ",1024", "4096abc", "1.5", " 4096"}) {
+    SCOPED_TRACE(std::string("input '") + bad + "'");
+    EXPECT_THROW(parse_int_list(bad, 1), std::invalid_argument);
+  }
+  for (const char* bad : {"abc", "1024:", "16:8:x2", "1:8:x1", "1:8:*2", ""}) {
+    SCOPED_TRACE(std::string("item '") + bad + "'");
+    EXPECT_THROW(parse_int_item(bad, 1), std::invalid_argument);
+  }
+}
+
+TEST(HarnessLists, ErrorMessagesSayWhatIsWrong) {
+  std::string m = invalid_argument_message([] { parse_int_list("0", 1); });
+  EXPECT_NE(m.find("'0'"), std::string::npos) << m;
+  EXPECT_NE(m.find("minimum 1"), std::string::npos) << m;
+
+  m = invalid_argument_message([] { parse_int_list("abc", 1); });
+  EXPECT_NE(m.find("abc"), std::string::npos) << m;
+  EXPECT_NE(m.find("not an integer"), std::string::npos) << m;
+
+  m = invalid_argument_message([] { parse_int_list("16:8:x2", 1); });
+  EXPECT_NE(m.find("16:8:x2"), std::string::npos) << m;
+  EXPECT_NE(m.find("ends before it starts"), std::string::npos) << m;
+
+  m = invalid_argument_message([] { parse_int_list("1:8:*2", 1); });
+  EXPECT_NE(m.find("*2"), std::string::npos) << m;
+  EXPECT_NE(m.find("xFACTOR"), std::string::npos) << m;
+
+  m = invalid_argument_message([] { parse_int_list("1024:", 1); });
+  EXPECT_NE(m.find("1024:"), std::string::npos) << m;
+  EXPECT_NE(m.find("START:STOP"), std::string::npos) << m;
+
+  m = invalid_argument_message([] { parse_int_list("", 1); });
+  EXPECT_NE(m.find("not an integer"), std::string::npos) << m;
+}
+
+// A bad factor is reported against the step, not against START (which may hold the same
+// number).
+TEST(HarnessLists, BadFactorMessageNamesTheStep) {
+  const std::string m = invalid_argument_message([] { parse_int_list("1:8:x1", 1); });
+  EXPECT_NE(m.find("x1"), std::string::npos) << "message does not name the step: " << m;
+}
+
+// Ranges reaching near INT64_MAX must stop before the next term would overflow: a wrapped
+// (negative) value would slip past the minimum check.
+TEST(HarnessLists, HugeRangesDoNotOverflow) {
+  auto check = [](const std::string& item, std::int64_t k, bool geometric) {
+    SCOPED_TRACE(item);
+    I64s v;
+    try {
+      v = parse_int_item(item, 1);
+    } catch (const std::invalid_argument&) {
+      return;  // refusing is acceptable
+    }
+    ASSERT_FALSE(v.empty());
+    EXPECT_EQ(v.front(), 1);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      EXPECT_GE(v[i], 1) << "value " << i;
+      if (i == 0) continue;
+      if (geometric)
+        EXPECT_TRUE(v[i] % k == 0 && v[i] / k == v[i - 1]) << v[i - 1] << " then " << v[i];
+      else
+        EXPECT_TRUE(v[i] > v[i - 1] && v[i] - v[i - 1] == k) << v[i - 1] << " then " << v[i];
+    }
+  };
+  check("1:9223372036854775807:x3", 3, true);
+  check("1:9223372036854775807:x1000", 1000, true);
+  check("1:9223372036854775807:+9223372036854775807", kI64Max, false);
+  // Factor 2 is covered by the existing guard: 2^0 .. 2^62.
+  const I64s p2 = parse_int_item("1:9223372036854775807:x2", 1);
+  ASSERT_EQ(p2.size(), 63u);
+  EXPECT_EQ(p2.back(), std::int64_t{1} << 62);
+}
+
+TEST(HarnessLists, PositiveDouble) {
+  EXPECT_DOUBLE_EQ(parse_positive_double("1e-5"), 1e-5);
+  EXPECT_DOUBLE_EQ(parse_positive_double("0.5"), 0.5);
+  EXPECT_DOUBLE_EQ(parse_positive_double("1e-6"), 1e-6);
+  for (const char* bad : {"0", "-1", "nan", "inf", "-inf", "1e-5x", "", "abc", "-0", "0.0"}) {
+    SCOPED_TRACE(std::string("input '") + bad + "'");
+    EXPECT_THROW(parse_positive_double(bad), std::invalid_argument);
+  }
+  const std::string m = invalid_argument_message([] { parse_positive_double("nan"); });
+  EXPECT_NE(m.find("nan"), std::string::npos) << m;
+}
+
+// ---------------------------------------------------------------------------------------
+// harness/validate.h
+
+TEST(HarnessValidate, ForwardToleranceTable) {
+  EXPECT_DOUBLE_EQ(fwd_tolerance(DType::f32).atol, 1e-5);
+  EXPECT_DOUBLE_EQ(fwd_tolerance(DType::f32).rtol, 1e-5);
+  EXPECT_DOUBLE_EQ(fwd_tolerance(DType::f16).atol, 1e-3);
+  EXPECT_DOUBLE_EQ(fwd_tolerance(DType::f16).rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(fwd_tolerance(DType::bf16).atol, 1e-2);
+  EXPECT_DOUBLE_EQ(fwd_tolerance(DType::bf16).rtol, 1e-2);
+  EXPECT_DOUBLE_EQ(rrms_tolerance().atol, 1e-5);
+  EXPECT_DOUBLE_EQ(rrms_tolerance().rtol, 1e-5);
+}
+
+TEST(HarnessValidate, WithinToleranceBoundary) {
+  // Dyadic numbers so atol + rtol * |ref| and |got - ref| are exact: the bound is 1.25.
+  const Tolerance t{0.25, 0.5};
+  const double ref = 2.0;
+  EXPECT_TRUE(within_tolerance(2.0, ref, t));
+  EXPECT_TRUE(within_tolerance(3.25, ref, t));  // exactly at the bound passes
+  EXPECT_FALSE(within_tolerance(std::nextafter(3.25, 10.0), ref, t));
+  EXPECT_TRUE(within_tolerance(0.75, ref, t));
+  // Just past the bound below ref: |got - ref| is the double after 1.25.
+  EXPECT_FALSE(within_tolerance(ref - std::nextafter(1.25, 10.0), ref, t));
+  // |ref| is used: a negative reference gets the same bound.
+  EXPECT_TRUE(within_tolerance(-3.25, -2.0, t));
+  EXPECT_FALSE(within_tolerance(std::nextafter(-3.25, -10.0), -2.0, t));
+  // ref 0: only atol.
+  EXPECT_TRUE(within_tolerance(0.25, 0.0, t));
+  EXPECT_FALSE(within_tolerance(0.2500001, 0.0, t));
+
+  const Tolerance bf = fwd_tolerance(DType::bf16);
+  EXPECT_TRUE(within_tolerance(1.015, 1.0, bf));
+  EXPECT_FALSE(within_tolerance(1.025, 1.0, bf));
+}
+
+TEST(HarnessValidate, NonFiniteOutputs) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tolerance huge{1e300, 1e300};
+  EXPECT_FALSE(within_tolerance(nan, 1.0, huge));
+  EXPECT_FALSE(within_tolerance(inf, 1.0, huge));
+  EXPECT_FALSE(within_tolerance(-inf, 1.0, huge));
+  EXPECT_FALSE(within_tolerance(nan, 0.0, fwd_tolerance(DType::f32)));
+  EXPECT_TRUE(within_tolerance(nan, nan, fwd_tolerance(DType::f32)));
+  EXPECT_FALSE(within_tolerance(1.0, nan, huge));
+  EXPECT_TRUE(within_tolerance(inf, inf, fwd_tolerance(DType::f32)));
+  EXPECT_FALSE(within_tolerance(-inf, inf, huge));
+  EXPECT_FALSE(within_tolerance(1.0, inf, huge));
+}
+
+TEST(HarnessValidate, ErrorStatsEmpty) {
+  ErrorStats s(fwd_tolerance(DType::bf16));
+  EXPECT_EQ(s.mismatches, 0);
+  EXPECT_EQ(s.worst_row, -1);
+  EXPECT_EQ(s.worst_col, -1);
+  EXPECT_TRUE(s.first.empty());
+  EXPECT_DOUBLE_EQ(s.tol().atol, 1e-2);
+}
+
+TEST(HarnessValidate, ErrorStatsCountsAndMaxima) {
+  ErrorStats s(Tolerance{0.25, 0.5});
+  s.add(0, 0, 2.0, 2.0, 0.125);     // exact
+  s.add(0, 1, 3.0, 2.0, 0.125);     // err 1 (bound 1.25): pass, 8 ulp, rel 0.5
+  s.add(1, 0, 5.0, 2.0, 0.25);      // err 3: mismatch, 12 ulp, rel 1.5
+  s.add(1, 1, 0.5, 0.0, 1.0 / 64);  // err 0.5 (bound 0.25): mismatch, 32 ulp; |ref| < atol: no rel
+  EXPECT_EQ(s.mismatches, 2);
+  EXPECT_DOUBLE_EQ(s.max_abs, 3.0);
+  EXPECT_DOUBLE_EQ(s.max_ulp, 32.0);
+  EXPECT_DOUBLE_EQ(s.max_rel, 1.5);
+  ASSERT_EQ(s.first.size(), 2u);
+  EXPECT_EQ(s.first[0].row, 1);
+  EXPECT_EQ(s.first[0].col, 0);
+  EXPECT_DOUBLE_EQ(s.first[0].got, 5.0);
+  EXPECT_DOUBLE_EQ(s.first[0].ref, 2.0);
+  EXPECT_EQ(s.first[1].row, 1);
+  EXPECT_EQ(s.first[1].col, 1);
+}
+
+TEST(HarnessValidate, WorstIsLargestRatioNotLargestAbsError) {
+  // A: abs error 10 against ref 1000: ratio 10 / 10.01, within tolerance.
+  // B: abs error 0.05 against ref 0: ratio 5, a mismatch. B is the worst, A has max_abs.
+  for (bool a_first : {true, false}) {
+    SCOPED_TRACE(a_first ? "A first" : "B first");
+    ErrorStats s(Tolerance{1e-2, 1e-2});
+    auto add_a = [&] { s.add(3, 7, 1010.0, 1000.0, 0.5); };
+    auto add_b = [&] { s.add(5, 2, 0.05, 0.0, 1e-3); };
+    s.add(0, 0, 1.0, 1.0, 1e-3);
+    if (a_first) {
+      add_a();
+      add_b();
+    } else {
+      add_b();
+      add_a();
+    }
+    s.add(9, 9, 1.001, 1.0, 1e-3);
+    EXPECT_DOUBLE_EQ(s.max_abs, 10.0);
+    EXPECT_EQ(s.worst_row, 5);
+    EXPECT_EQ(s.worst_col, 2);
+    EXPECT_NEAR(s.worst_ratio, 5.0, 1e-9);
+    EXPECT_EQ(s.mismatches, 1);
+    EXPECT_NEAR(s.max_ulp, 50.0, 1e-9);
+  }
+}
+
+TEST(HarnessValidate, ErrorStatsKeepsFirstMismatchesInOrder) {
+  ErrorStats s(Tolerance{1e-3, 1e-3});
+  const int n = static_cast<int>(ErrorStats::kKeep) + 4;
+  for (int i = 0; i < n; ++i) {
+    s.add(i, 100 - i, 1.0, 1.0, 1e-3);    // passes, never kept
+    s.add(i, 2 * i, 2.0 + i, 1.0, 1e-3);  // mismatch
+  }
+  EXPECT_EQ(s.mismatches, n);
+  ASSERT_EQ(s.first.size(), ErrorStats::kKeep);
+  for (std::size_t i = 0; i < s.first.size(); ++i) {
+    EXPECT_EQ(s.first[i].row, static_cast<std::int64_t>(i));
+    EXPECT_EQ(s.first[i].col, static_cast<std::int64_t>(2 * i));
+    EXPECT_DOUBLE_EQ(s.first[i].got, 2.0 + static_cast<double>(i));
+    EXPECT_DOUBLE_EQ(s.first[i].ref, 1.0);
+  }
+  // The worst is the last one added (largest error), not one of the kept.
+  EXPECT_EQ(s.worst_row, n - 1);
+}
+
+TEST(HarnessValidate, ErrorStatsNonFiniteOutputIsMismatch) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ErrorStats s(fwd_tolerance(DType::f16));
+  s.add(0, 0, 1.5, 1.0, 1e-3);
+  s.add(2, 3, nan, 1.0, 1e-3);
+  s.add(4, 1, std::numeric_limits<double>::infinity(), 1.0, 1e-3);
+  EXPECT_EQ(s.mismatches, 3);
+  EXPECT_TRUE(std::isinf(s.max_abs));
+  EXPECT_EQ(s.worst_row, 2);
+  EXPECT_EQ(s.worst_col, 3);
+  ASSERT_EQ(s.first.size(), 3u);
+  EXPECT_TRUE(std::isnan(s.first[1].got));
+}
+
+// A non-finite output matching a non-finite reference (NaN vs NaN, Inf vs Inf) adds no
+// error, so it neither inflates max_abs nor hides the real worst mismatch.
+TEST(HarnessValidate, MatchingNonFiniteValuesAddNoError) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  ErrorStats s(fwd_tolerance(DType::f32));
+  s.add(0, 0, nan, nan, 1e-7);
+  s.add(1, 1, inf, inf, 1e-7);
+  s.add(2, 5, 1.5, 1.0, 1e-7);
+  EXPECT_EQ(s.mismatches, 1);
+  EXPECT_DOUBLE_EQ(s.max_abs, 0.5);
+  EXPECT_EQ(s.worst_row, 2);
+  EXPECT_EQ(s.worst_col, 5);
+}
+
+TEST(HarnessValidate, RowsToCheckAllRowsWhenSmall) {
+  EXPECT_EQ(rows_to_check(5, 128, 1 << 20), (I64s{0, 1, 2, 3, 4}));
+  EXPECT_EQ(rows_to_check(1, 1 << 24, 1 << 20), I64s{0});
+  EXPECT_TRUE(rows_to_check(0, 128, 1 << 20).empty());
+  // M * H exactly at the budget: still every row.
+  const I64s all = rows_to_check(1024, 1024, 1 << 20);
+  ASSERT_EQ(all.size(), 1024u);
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i], static_cast<std::int64_t>(i));
+}
+
+void expect_valid_sample(const I64s& rows, std::int64_t M) {
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows.front(), 0);
+  EXPECT_EQ(rows.back(), M - 1);
+  EXPECT_GE(rows.size(), 16u);
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    EXPECT_LT(rows[i - 1], rows[i]) << "not sorted/unique at " << i;
+  for (std::int64_t r : rows) {
+    EXPECT_GE(r, 0);
+    EXPECT_LT(r, M);
+  }
+}
+
+TEST(HarnessValidate, RowsToCheckSamplesLargeCases) {
+  struct P {
+    std::int64_t M, H, max_elems;
+  };
+  for (const P& p : {P{16384, 4096, 1 << 22}, P{1000000, 4096, 1 << 22}, P{16384, 65536, 1 << 22},
+                     P{17, 1 << 24, 1 << 20}, P{1000, 1 << 24, 1 << 20}, P{99, 4097, 40000}}) {
+    SCOPED_TRACE(::testing::Message() << "M=" << p.M << " H=" << p.H << " max_elems=" << p.max_elems);
+    const I64s rows = rows_to_check(p.M, p.H, p.max_elems);
+    expect_valid_sample(rows, p.M);
+    const std::int64_t budget_rows = std::max<std::int64_t>(16, p.max_elems / p.H);
+    EXPECT_LT(static_cast<std::int64_t>(rows.size()), p.M);
+    EXPECT_LE(static_cast<std::int64_t>(rows.size()), budget_rows);
+    EXPECT_GE(static_cast<std::int64_t>(rows.size()), budget_rows * 9 / 10);
+    // Spread evenly: no gap much larger than the average one.
+    const double avg_gap = static_cast<double>(p.M - 1) / static_cast<double>(rows.size() - 1);
+    for (std::size_t i = 1; i < rows.size(); ++i)
+      EXPECT_LE(static_cast<double>(rows[i] - rows[i - 1]), std::ceil(avg_gap) + 1) << "gap at " << i;
+    EXPECT_EQ(rows, rows_to_check(p.M, p.H, p.max_elems)) << "not deterministic";
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// harness/case.h
+
+TEST(HarnessCase, LayoutStrideAndOffset) {
+  for (std::int64_t H : {1, 3, 15, 16, 127, 128, 1000, 4096, 4097, 65536}) {
+    SCOPED_TRACE(H);
+    EXPECT_EQ(layout_stride(Layout::contiguous, H), H);
+    EXPECT_EQ(layout_stride(Layout::misaligned, H), H);
+    const std::int64_t s = layout_stride(Layout::strided, H);
+    EXPECT_GT(s, H);
+    EXPECT_EQ(s % 16, 0);
+    EXPECT_LE(s, H + 32);
+  }
+  EXPECT_EQ(layout_offset(Layout::contiguous), 0);
+  EXPECT_EQ(layout_offset(Layout::strided), 0);
+  EXPECT_EQ(layout_offset(Layout::misaligned), 1);
+  Case c;
+  c.H = 4097;
+  c.layout = Layout::strided;
+  EXPECT_EQ(c.stride(), layout_stride(Layout::strided, 4097));
+}
+
+TEST(HarnessCase, ParseLayoutRoundTrip) {
+  ASSERT_EQ(all_layouts().size(), 3u);
+  std::set<std::string> names;
+  for (Layout l : all_layouts()) {
+    const std::string name(layout_name(l));
+    names.insert(name);
+    const auto back = parse_layout(name);
+    ASSERT_TRUE(back.has_value()) << name;
+    EXPECT_EQ(*back, l);
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"contiguous", "strided", "misaligned"}));
+  EXPECT_FALSE(parse_layout("weird").has_value());
+  EXPECT_FALSE(parse_layout("").has_value());
+  EXPECT_FALSE(parse_layout("Strided").has_value());
+}
+
+Sweep small_sweep() {
+  Sweep s;
+  s.kernels = {"naive", "warp-row", "auto"};
+  s.dtypes = {DType::f16, DType::bf16};
+  s.Ms = {1, 19};
+  s.Hs = {3, 128, 4097};
+  s.eps = {1e-5, 1e-6};
+  s.dists = {Dist::normal, Dist::large};
+  s.layouts = {Layout::contiguous, Layout::strided};
+  s.seed = 42;
+  return s;
+}
+
+TEST(HarnessCase, ExpandCountIsProductAndEveryCombinationOnce) {
+  const Sweep s = small_sweep();
+  const std::vector<Case> cases = expand(s);
+  EXPECT_EQ(cases.size(), 3u * 2 * 1 * 2 * 3 * 2 * 2 * 2);
+  std::set<std::tuple<std::string, int, int, std::int64_t, std::int64_t, int, double, int>> seen;
+  for (const Case& c : cases) {
+    EXPECT_EQ(c.seed, 42u);
+    EXPECT_EQ(c.op, Op::fwd);
+    EXPECT_EQ(c.wdtype, c.dtype);  // "same"
+    seen.insert({c.kernel, static_cast<int>(c.dtype), static_cast<int>(c.wdtype), c.M, c.H,
+                 static_cast<int>(c.layout), c.eps, static_cast<int>(c.dist)});
+  }
+  EXPECT_EQ(seen.size(), cases.size()) << "duplicate cases";
+}
+
+TEST(HarnessCase, ExpandCollapsesSameAndFp32WeightForFp32X) {
+  Sweep s = small_sweep();
+  s.dtypes = {DType::f32, DType::bf16};
+  s.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
+  const std::vector<Case> cases = expand(s);
+  const std::size_t per_combo = 3u * 2 * 3 * 2 * 2 * 2;  // kernels, M, H, layouts, dists, eps
+  // fp32 x: one weight dtype; bf16 x: bf16 and fp32 weights.
+  EXPECT_EQ(cases.size(), 3 * per_combo);
+  std::map<std::pair<int, int>, std::size_t> per_pair;
+  for (const Case& c : cases) ++per_pair[{static_cast<int>(c.dtype), static_cast<int>(c.wdtype)}];
+  EXPECT_EQ(per_pair.size(), 3u);
+  EXPECT_EQ((per_pair[{static_cast<int>(DType::f32), static_cast<int>(DType::f32)}]), per_combo);
+  EXPECT_EQ((per_pair[{static_cast<int>(DType::bf16), static_cast<int>(DType::bf16)}]), per_combo);
+  EXPECT_EQ((per_pair[{static_cast<int>(DType::bf16), static_cast<int>(DType::f32)}]), per_combo);
+}
+
+TEST(HarnessCase, SameDataKey) {
+  Case a;
+  a.kernel = "naive";
+  a.dtype = DType::bf16;
+  a.wdtype = DType::bf16;
+  a.M = 19;
+  a.H = 4097;
+  a.seed = 7;
+  Case b = a;
+  b.kernel = "auto";
+  b.eps = 1e-6;
+  EXPECT_TRUE(a.same_data(b));
+  for (int field = 0; field < 7; ++field) {
+    Case c = a;
+    switch (field) {
+      case 0:
+        c.dtype = DType::f16;
+        break;
+      case 1:
+        c.wdtype = DType::f32;
+        break;
+      case 2:
+        c.M = 20;
+        break;
+      case 3:
+        c.H = 4096;
+        break;
+      case 4:
+        c.layout = Layout::misaligned;
+        break;
+      case 5:
+        c.dist = Dist::outlier;
+        break;
+      case 6:
+        c.seed = 8;
+        break;
+    }
+    EXPECT_FALSE(a.same_data(c)) << "field " << field;
+  }
+}
+
+TEST(HarnessCase, ExpandOrdersDataThenEpsThenKernel) {
+  Sweep s = small_sweep();
+  s.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
+  const std::vector<Case> cases = expand(s);
+  ASSERT_FALSE(cases.empty());
+  // Cases sharing data form one contiguous run each.
+  std::vector<std::size_t> run_starts{0};
+  for (std::size_t i = 1; i < cases.size(); ++i)
+    if (!cases[i].same_data(cases[i - 1])) run_starts.push_back(i);
+  for (std::size_t a = 0; a < run_starts.size(); ++a)
+    for (std::size_t b = a + 1; b < run_starts.size(); ++b)
+      EXPECT_FALSE(cases[run_starts[a]].same_data(cases[run_starts[b]]))
+          << "data of case " << run_starts[a] << " reappears at case " << run_starts[b];
+  // Each run: eps outer, kernels innermost in the sweep's order.
+  const std::size_t nk = s.kernels.size(), ne = s.eps.size();
+  for (std::size_t r = 0; r < run_starts.size(); ++r) {
+    const std::size_t begin = run_starts[r];
+    const std::size_t end = r + 1 < run_starts.size() ? run_starts[r + 1] : cases.size();
+    ASSERT_EQ(end - begin, nk * ne) << "run " << r;
+    for (std::size_t i = begin; i < end; ++i) {
+      EXPECT_EQ(cases[i].kernel, s.kernels[(i - begin) % nk]) << "case " << i;
+      EXPECT_DOUBLE_EQ(cases[i].eps, s.eps[(i - begin) / nk]) << "case " << i;
+    }
+  }
+}
+
+TEST(HarnessCase, DefaultKernels) {
+  const std::vector<std::string> k = default_kernels();
+  for (const char* name : {"auto", "naive", "warp-row", "row-vector", "chunked"})
+    EXPECT_NE(std::find(k.begin(), k.end(), name), k.end()) << name;
+  for (const std::string& name : k) EXPECT_NE(name.rfind("mutant-", 0), 0u) << name;
+  EXPECT_EQ(std::set<std::string>(k.begin(), k.end()).size(), k.size());
+}
+
+TEST(HarnessCase, DefaultBenchSweep) {
+  const Sweep s = default_bench_sweep();
+  EXPECT_EQ(s.Hs, (I64s{128, 1024, 2048, 4096, 4097, 8192, 16384}));
+  EXPECT_EQ(std::set<std::int64_t>(s.Ms.begin(), s.Ms.end()), (std::set<std::int64_t>{1, 16384}));
+  EXPECT_EQ(std::set<DType>(s.dtypes.begin(), s.dtypes.end()),
+            (std::set<DType>{DType::f32, DType::f16, DType::bf16}));
+  EXPECT_EQ(std::set<double>(s.eps.begin(), s.eps.end()), (std::set<double>{1e-5, 1e-6}));
+  EXPECT_EQ(s.dists, std::vector<Dist>{Dist::normal});
+  EXPECT_EQ(s.layouts, std::vector<Layout>{Layout::contiguous});
+  EXPECT_EQ(s.kernels, default_kernels());
+  EXPECT_EQ(s.ops, std::vector<Op>{Op::fwd});
+  ASSERT_EQ(s.wdtypes.size(), 1u);
+  EXPECT_FALSE(s.wdtypes[0].fixed.has_value());
+  EXPECT_EQ(expand(s).size(), s.kernels.size() * 7 * 2 * 3 * 2);
+}
+
+TEST(HarnessCase, ValidationSweep) {
+  const Sweep s = validation_sweep({"naive", "mutant-tail-store"});
+  EXPECT_EQ(s.kernels, (std::vector<std::string>{"naive", "mutant-tail-store"}));
+  EXPECT_EQ(std::set<Dist>(s.dists.begin(), s.dists.end()),
+            std::set<Dist>(ref::all_dists().begin(), ref::all_dists().end()));
+  EXPECT_EQ(std::set<Layout>(s.layouts.begin(), s.layouts.end()),
+            std::set<Layout>(all_layouts().begin(), all_layouts().end()));
+  for (std::int64_t H : {1, 3, 127, 4097, 65536})
+    EXPECT_NE(std::find(s.Hs.begin(), s.Hs.end(), H), s.Hs.end()) << "H=" << H;
+  EXPECT_EQ(std::set<DType>(s.dtypes.begin(), s.dtypes.end()),
+            (std::set<DType>{DType::f32, DType::f16, DType::bf16}));
+  // Both weight dtypes: same as x and fp32.
+  bool same = false, fp32 = false;
+  for (const WDtypeChoice& w : s.wdtypes) {
+    same = same || !w.fixed;
+    fp32 = fp32 || (w.fixed && *w.fixed == DType::f32);
+  }
+  EXPECT_TRUE(same);
+  EXPECT_TRUE(fp32);
+  for (std::int64_t M : s.Ms) EXPECT_GE(M, 2) << "M must hold a zero row (row 1) and a last row";
+}
+
+// ---------------------------------------------------------------------------------------
+// harness/timing.h (host-only parts)
+
+TEST(HarnessTiming, SummarizeOddCount) {
+  const SampleStats s = summarize({3.0, 1.0, 2.0});
+  EXPECT_EQ(s.samples, 3);
+  EXPECT_DOUBLE_EQ(s.median_us, 2.0);
+  EXPECT_DOUBLE_EQ(s.min_us, 1.0);
+  EXPECT_DOUBLE_EQ(s.max_us, 3.0);
+  EXPECT_NEAR(s.noise_pct, 50.0, 1e-9);  // sample stdev 1, mean 2
+}
+
+TEST(HarnessTiming, SummarizeEvenCount) {
+  const SampleStats s = summarize({4.0, 1.0, 3.0, 2.0});
+  EXPECT_EQ(s.samples, 4);
+  EXPECT_DOUBLE_EQ(s.median_us, 2.5);
+  EXPECT_DOUBLE_EQ(s.min_us, 1.0);
+  EXPECT_DOUBLE_EQ(s.max_us, 4.0);
+  // Sample (n - 1) variance: 5/3; not the population one (5/4, which gives 44.72%).
+  EXPECT_NEAR(s.noise_pct, 100.0 * std::sqrt(5.0 / 3.0) / 2.5, 1e-9);
+}
+
+TEST(HarnessTiming, SummarizeDegenerate) {
+  const SampleStats one = summarize({7.0});
+  EXPECT_EQ(one.samples, 1);
+  EXPECT_DOUBLE_EQ(one.median_us, 7.0);
+  EXPECT_DOUBLE_EQ(one.noise_pct, 0.0);
+  const SampleStats flat = summarize({5.0, 5.0, 5.0, 5.0});
+  EXPECT_DOUBLE_EQ(flat.median_us, 5.0);
+  EXPECT_DOUBLE_EQ(flat.noise_pct, 0.0);
+  EXPECT_EQ(summarize({}).samples, 0);
+}
+
+// n samples around 100: half 100 - d, half 100 + d (noise ~1.05 * d % for n = 10).
+std::vector<double> samples_around_100(int n, double d) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(i % 2 ? 100.0 + d : 100.0 - d);
+  return v;
+}
+
+TEST(HarnessTiming, ShouldStopTakesMinSamplesFirst) {
+  TimingOptions o;
+  o.min_samples = 10;
+  const std::vector<double> quiet(9, 100.0);
+  EXPECT_FALSE(should_stop(quiet, 0.0, o));
+  EXPECT_FALSE(should_stop(quiet, 1e6, o)) << "min_samples are always taken, whatever the budget";
+  EXPECT_FALSE(should_stop({}, 0.0, o));
+}
+
+TEST(HarnessTiming, ShouldStopOnceQuiet) {
+  TimingOptions o;
+  o.min_samples = 10;
+  o.max_noise_pct = 0.5;
+  o.max_time_s = 10;
+  EXPECT_TRUE(should_stop(std::vector<double>(10, 100.0), 0.0, o));
+  const auto quiet = samples_around_100(10, 0.4);
+  ASSERT_LT(summarize(quiet).noise_pct, 0.5);
+  EXPECT_TRUE(should_stop(quiet, 0.0, o));
+  const auto noisy = samples_around_100(10, 0.6);
+  ASSERT_GT(summarize(noisy).noise_pct, 0.5);
+  EXPECT_FALSE(should_stop(noisy, 0.0, o));
+}
+
+TEST(HarnessTiming, ShouldStopWhenBudgetSpent) {
+  TimingOptions o;
+  o.min_samples = 10;
+  o.max_time_s = 0.25;
+  const auto noisy = samples_around_100(10, 20.0);
+  EXPECT_FALSE(should_stop(noisy, 0.2, o));
+  EXPECT_TRUE(should_stop(noisy, 0.25, o));
+  EXPECT_TRUE(should_stop(noisy, 5.0, o));
+}
+
+TEST(HarnessTiming, ShouldStopAtMaxSamples) {
+  TimingOptions o;
+  o.min_samples = 10;
+  o.max_samples = 20;
+  o.max_time_s = 1e9;
+  EXPECT_FALSE(should_stop(samples_around_100(19, 20.0), 0.0, o));
+  EXPECT_TRUE(should_stop(samples_around_100(20, 20.0), 0.0, o));
+}
+
+// ---------------------------------------------------------------------------------------
+// harness/bytes.h
+
+TEST(HarnessBytes, ForwardBytes) {
+  const std::int64_t M = 16384, H = 4096;
+  EXPECT_EQ(fwd_bytes(M, H, DType::bf16, DType::bf16), 2 * M * H * 2 + H * 2 + 4 * M);
+  EXPECT_EQ(fwd_bytes(M, H, DType::bf16, DType::f32), 2 * M * H * 2 + H * 4 + 4 * M);
+  EXPECT_EQ(fwd_bytes(M, H, DType::f32, DType::f32), 2 * M * H * 4 + H * 4 + 4 * M);
+  EXPECT_EQ(fwd_bytes(1, 4097, DType::f16, DType::f16), 2 * 4097 * 2 + 4097 * 2 + 4);
+  EXPECT_EQ(fwd_bytes(1, 1, DType::f32, DType::f32), 16);
+}
+
+// ---------------------------------------------------------------------------------------
+// kernels/registry.h (host-only parts)
+
+const std::vector<std::string> kMutants = {
+    "mutant-half-accum", "mutant-eps-outside", "mutant-weight-row-offset", "mutant-tail-store",
+    "mutant-tail-load",  "mutant-mean-sub",    "mutant-pad-denominator"};
+
+FwdArgs args(DType x, DType w, std::int64_t H, std::int64_t M = 4) {
+  FwdArgs a;
+  a.M = M;
+  a.H = H;
+  a.x_stride = H;
+  a.y_stride = H;
+  a.xdtype = x;
+  a.wdtype = w;
+  return a;
+}
+
+TEST(HarnessRegistry, NamesAndDescriptionsAreUnique) {
+  const auto& reg = kernel_registry();
+  ASSERT_FALSE(reg.empty());
+  std::set<std::string> names, descs;
+  for (const KernelInfo& k : reg) {
+    SCOPED_TRACE(k.name);
+    EXPECT_FALSE(k.name.empty());
+    EXPECT_FALSE(k.description.empty());
+    EXPECT_TRUE(names.insert(k.name).second) << "duplicate name";
+    EXPECT_TRUE(descs.insert(k.description).second) << "duplicate description";
+    EXPECT_NE(std::find(k.ops.begin(), k.ops.end(), Op::fwd), k.ops.end());
+    EXPECT_FALSE(k.dtypes.empty());
+    EXPECT_TRUE(static_cast<bool>(k.max_H));
+    EXPECT_TRUE(static_cast<bool>(k.supports));
+    EXPECT_TRUE(static_cast<bool>(k.launch_fwd));
+    EXPECT_FALSE(k.alignment.empty());
+  }
+  for (const char* n : {"naive", "warp-row", "row-vector", "chunked", "auto"})
+    EXPECT_EQ(names.count(n), 1u) << n;
+  for (const std::string& n : kMutants) EXPECT_EQ(names.count(n), 1u) << n;
+}
+
+TEST(HarnessRegistry, MutantsAreNamedAndComeLast) {
+  const auto& reg = kernel_registry();
+  bool seen_mutant = false;
+  for (const KernelInfo& k : reg) {
+    SCOPED_TRACE(k.name);
+    EXPECT_EQ(k.mutant, k.name.rfind("mutant-", 0) == 0) << "mutant flag and name prefix disagree";
+    if (k.mutant) {
+      seen_mutant = true;
+    } else {
+      EXPECT_FALSE(seen_mutant) << "a real kernel after a mutant";
+    }
+  }
+  EXPECT_TRUE(seen_mutant);
+}
+
+TEST(HarnessRegistry, FindKernel) {
+  const KernelInfo* a = find_kernel("auto");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->name, "auto");
+  EXPECT_FALSE(a->mutant);
+  ASSERT_NE(find_kernel("mutant-tail-load"), nullptr);
+  EXPECT_TRUE(find_kernel("mutant-tail-load")->mutant);
+  EXPECT_EQ(find_kernel("nope"), nullptr);
+  EXPECT_EQ(find_kernel(""), nullptr);
+}
+
+TEST(HarnessRegistry, CheckCommonAcceptsSupportedCases) {
+  for (const KernelInfo& k : kernel_registry()) {
+    SCOPED_TRACE(k.name);
+    for (const DtypeCombo& c : k.dtypes)
+      for (std::int64_t H : {1, 3, 127, 128, 1000}) {
+        const auto r = check_common(k, args(c.x, c.w, H));
+        EXPECT_FALSE(r.has_value()) << dtype_name(c.x) << "/" << dtype_name(c.w) << " H=" << H << ": "
+                                    << r.value_or("");
+      }
+    FwdArgs strided = args(DType::bf16, DType::bf16, 4097);
+    strided.x_stride = strided.y_stride = layout_stride(Layout::strided, 4097);
+    if (4097 <= k.max_H(DType::bf16)) {
+      EXPECT_FALSE(check_common(k, strided).has_value());
+    }
+  }
+}
+
+TEST(HarnessRegistry, CheckCommonRejectsMissingDtypeCombo) {
+  for (const KernelInfo& k : kernel_registry()) {
+    SCOPED_TRACE(k.name);
+    const auto r = check_common(k, args(DType::f32, DType::f16, 128));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_NE(r->find("fp32"), std::string::npos) << *r;
+    EXPECT_NE(r->find("fp16"), std::string::npos) << *r;
+    EXPECT_TRUE(check_common(k, args(DType::bf16, DType::f16, 128)).has_value());
+  }
+}
+
+TEST(HarnessRegistry, CheckCommonRejectsStrideBelowH) {
+  for (const KernelInfo& k : kernel_registry()) {
+    SCOPED_TRACE(k.name);
+    FwdArgs a = args(DType::bf16, DType::bf16, 128);
+    a.x_stride = 127;
+    const auto rx = check_common(k, a);
+    ASSERT_TRUE(rx.has_value());
+    EXPECT_NE(rx->find("stride"), std::string::npos) << *rx;
+    a.x_stride = 128;
+    a.y_stride = 64;
+    EXPECT_TRUE(check_common(k, a).has_value());
+    EXPECT_TRUE(check_common(k, args(DType::bf16, DType::bf16, 0)).has_value()) << "H=0 accepted";
+  }
+}
+
+TEST(HarnessRegistry, RowVectorRejectsHAboveItsMax) {
+  const KernelInfo* rv = find_kernel("row-vector");
+  ASSERT_NE(rv, nullptr);
+  for (DType d : {DType::f32, DType::f16, DType::bf16}) {
+    SCOPED_TRACE(std::string(dtype_name(d)));
+    const std::int64_t max_h = rv->max_H(d);
+    ASSERT_GT(max_h, 4096);
+    ASSERT_LT(max_h, std::int64_t{1} << 40);
+    EXPECT_FALSE(check_common(*rv, args(d, d, max_h)).has_value());
+    const auto r = check_common(*rv, args(d, d, max_h + 1));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_NE(r->find("H=" + std::to_string(max_h + 1)), std::string::npos) << *r;
+  }
+  // Strategies without a ceiling take any H.
+  for (const char* name : {"naive", "chunked", "auto"}) {
+    const KernelInfo* k = find_kernel(name);
+    ASSERT_NE(k, nullptr);
+    EXPECT_FALSE(check_common(*k, args(DType::bf16, DType::bf16, 1 << 20)).has_value()) << name;
+  }
+}
+
+TEST(HarnessRegistry, WarpRowHoldsAtLeast1024InBf16) {
+  const KernelInfo* wr = find_kernel("warp-row");
+  ASSERT_NE(wr, nullptr);
+  EXPECT_GE(wr->max_H(DType::bf16), 1024);
+  EXPECT_GE(wr->max_H(DType::f16), 1024);
+  EXPECT_LE(wr->max_H(DType::bf16), find_kernel("row-vector")->max_H(DType::bf16));
+  const auto r = check_common(*wr, args(DType::bf16, DType::bf16, wr->max_H(DType::bf16) + 1));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NE(r->find("H="), std::string::npos) << *r;
+}
+
+}  // namespace
+}  // namespace rb
