@@ -36,12 +36,22 @@ std::vector<std::int64_t> parse_int_item(const std::string& item, std::int64_t m
   if (stop < start) throw std::invalid_argument("range '" + item + "' ends before it starts");
   if (step.size() < 2 || (step[0] != 'x' && step[0] != '+'))
     throw std::invalid_argument("range '" + item + "': step '" + step + "' must be xFACTOR or +STEP");
-  const std::int64_t k = parse_int(step.substr(1), step[0] == 'x' ? 2 : 1);
+  const bool geometric = step[0] == 'x';
+  std::int64_t k = 0;
+  try {
+    k = parse_int(step.substr(1), geometric ? 2 : 1);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("range '" + item + "': step '" + step + "' must be " +
+                                (geometric ? "a whole factor >= 2" : "a whole step >= 1"));
+  }
   std::vector<std::int64_t> out;
-  for (std::int64_t v = start; v <= stop; v = step[0] == 'x' ? v * k : v + k) {
+  for (std::int64_t v = start;;) {
     out.push_back(v);
     if (out.size() > kMaxItems) throw std::invalid_argument("range '" + item + "' has too many values");
-    if (v > INT64_MAX / 2) break;
+    std::int64_t next = 0;
+    const bool overflow = geometric ? __builtin_mul_overflow(v, k, &next) : __builtin_add_overflow(v, k, &next);
+    if (overflow || next > stop) break;
+    v = next;
   }
   return out;
 }

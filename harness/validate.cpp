@@ -23,12 +23,13 @@ bool within_tolerance(double got, double ref, const Tolerance& t) {
 }
 
 void ErrorStats::add(std::int64_t row, std::int64_t col, double got, double ref, double ulp) {
-  const double err = std::isfinite(got) ? std::fabs(got - ref) : INFINITY;
   const bool ok = within_tolerance(got, ref, tol_);
+  // A non-finite value that matches a non-finite reference is no error at all.
+  const double err = std::isfinite(got) && std::isfinite(ref) ? std::fabs(got - ref) : (ok ? 0.0 : INFINITY);
   max_abs = std::max(max_abs, err);
   if (std::fabs(ref) >= tol_.atol && ref != 0) max_rel = std::max(max_rel, err / std::fabs(ref));
   if (ulp > 0) max_ulp = std::max(max_ulp, err / ulp);
-  const double ratio = err / (tol_.atol + tol_.rtol * std::fabs(ref));
+  const double ratio = std::isfinite(ref) ? err / (tol_.atol + tol_.rtol * std::fabs(ref)) : (ok ? 0.0 : INFINITY);
   if (ratio > worst_ratio || worst_row < 0) {
     worst_ratio = ratio;
     worst_row = row;
