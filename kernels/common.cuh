@@ -83,12 +83,16 @@ __device__ __forceinline__ void load_weights(const W* p, float* out) {
   }
 }
 
-// Stores one vector of T at p, or element by element where p is not 16-byte aligned
-// (an output whose row phase differs from the input's).
+// x is read once: a streaming load (evict-first) keeps L2 for the weight, which every row
+// reads again.
+__device__ __forceinline__ uint4 load_stream(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
+
+// Stores one vector of T at p (streaming: y is not read again), or element by element where
+// p is not 16-byte aligned (an output whose row phase differs from the input's).
 template <class T>
 __device__ __forceinline__ void store_vec(T* p, const uint4& v) {
   if (aligned16(p)) {
-    *reinterpret_cast<uint4*>(p) = v;
+    __stcs(reinterpret_cast<uint4*>(p), v);
   } else {
     const T* e = reinterpret_cast<const T*>(&v);
 #pragma unroll
@@ -136,6 +140,18 @@ __device__ __forceinline__ float block_sum(float v, float* scratch) {
   t = group_sum(t, 32);
   __syncthreads();
   return t;
+}
+
+// Blocks for a persistent grid: as many as fit on every SM at once, but no more than the
+// work needs.
+template <class Kernel>
+int persistent_grid(Kernel kernel, int threads, std::int64_t work_blocks) {
+  int dev = 0, sms = 0, per_sm = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) != cudaSuccess) return 0;
+  const std::int64_t resident = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
+  return static_cast<int>(work_blocks < resident ? work_blocks : resident);
 }
 
 // Calls f(T{}, W{}) with the storage types for a (x, w) dtype pair we build: w is x's

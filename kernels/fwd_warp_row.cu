@@ -1,7 +1,8 @@
 // warp-row: a group of 4-32 lanes of one warp per row, several rows per block, the row held
 // in registers (16-byte vectors, up to 8 per lane). For small H (up to 1K fp32, 2K
-// fp16/bf16), where a block per row would leave most threads idle and pay a block per row.
-// The reduction is warp shuffles only: no shared memory, no barrier.
+// fp16/bf16), where a block per row would leave most threads idle. The reduction is warp
+// shuffles only: no shared memory, no barrier. Persistent grid; each group prefetches its
+// next row while it reduces and stores the current one.
 // Any H >= 1 in range, any row stride, any base alignment (scalar head/tail peel per row).
 // Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved.
 #include "kernels/launchers.h"
@@ -15,22 +16,44 @@ constexpr int kMaxVpt = 8;
 
 template <class T, class W, int G, int VPT>
 __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a) {
+  constexpr int kGroups = kThreads / G;
+  constexpr int E = (kVec<T> - 1 + G - 1) / G;  // edge elements per lane and side
   const int rank = threadIdx.x % G;
-  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * (kThreads / G) + threadIdx.x / G;
-  const bool active = row < a.M;
-  const std::int64_t r = active ? row : 0;
-  const T* xrow = static_cast<const T*>(a.x) + r * a.x_stride;
-  T* yrow = static_cast<T*>(a.y) + r * a.y_stride;
-  float* rrms = a.rrms ? a.rrms + r : nullptr;
-  rmsnorm_row_in_registers<T, W, VPT>(xrow, static_cast<const W*>(a.w), yrow, rrms, a.H, a.eps, rank,
-                                      G, active, [](float v) { return group_sum(v, G); });
+  const T* x = static_cast<const T*>(a.x);
+  T* y = static_cast<T*>(a.y);
+  const W* w = static_cast<const W*>(a.w);
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * kGroups;
+  std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kGroups + threadIdx.x / G;
+  // The warp's first row: every lane of a warp loops the same number of times, since the
+  // shuffles take the whole warp. Rows past M ride along inactive.
+  std::int64_t warp_row = row - (threadIdx.x % 32) / G;
+  if (warp_row >= a.M) return;
+  RowSlice<T, VPT, E> cur, next;
+  cur.load(x + (row < a.M ? row : 0) * a.x_stride, a.H, rank, G, row < a.M);
+  for (;;) {
+    const std::int64_t next_row = row + step;
+    const bool more = warp_row + step < a.M;
+    if (more) next.load(x + (next_row < a.M ? next_row : 0) * a.x_stride, a.H, rank, G, next_row < a.M);
+    const float total = group_sum(cur.sumsq(rank, G), G);
+    if (row < a.M) {
+      const float r = rsqrtf(total / static_cast<float>(a.H) + a.eps);
+      if (a.rrms != nullptr && rank == 0) a.rrms[row] = r;
+      cur.store(w, y + row * a.y_stride, r, a.H, rank, G);
+    }
+    if (!more) break;
+    cur = next;
+    row = next_row;
+    warp_row += step;
+  }
 }
 
 template <class T, class W, int G, int VPT>
 cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
   constexpr int kRowsPerBlock = kThreads / G;
-  const std::int64_t blocks = (a.M + kRowsPerBlock - 1) / kRowsPerBlock;
-  fwd_warp_row_kernel<T, W, G, VPT><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(a);
+  const auto kernel = fwd_warp_row_kernel<T, W, G, VPT>;
+  const int grid = persistent_grid(kernel, kThreads, (a.M + kRowsPerBlock - 1) / kRowsPerBlock);
+  if (grid <= 0) return cudaErrorInvalidConfiguration;
+  kernel<<<grid, kThreads, 0, s>>>(a);
   return cudaGetLastError();
 }
 
@@ -38,7 +61,7 @@ cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
 
 std::int64_t warp_row_max_H(DType x) {
   const std::int64_t v = static_cast<std::int64_t>(16 / dtype_size(x));
-  return 32 * kMaxVpt * v - v;
+  return (32 * kMaxVpt - 1) * v;
 }
 
 cudaError_t launch_fwd_warp_row(const FwdArgs& a, cudaStream_t s) {
@@ -46,7 +69,7 @@ cudaError_t launch_fwd_warp_row(const FwdArgs& a, cudaStream_t s) {
   return dispatch_fwd_dtypes(a.xdtype, a.wdtype, [&](auto t, auto w) -> cudaError_t {
     using T = decltype(t);
     using W = decltype(w);
-    const std::int64_t nv = row_vectors(a.H, sizeof(T)) + 1;
+    const std::int64_t nv = row_vectors(a.H, sizeof(T));
     // Smallest group that holds the row with 4 vectors per lane; 8 per lane at 32 lanes.
     if (nv <= 4 * 4) return launch_g<T, W, 4, 4>(a, s);
     if (nv <= 8 * 4) return launch_g<T, W, 8, 4>(a, s);

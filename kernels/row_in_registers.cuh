@@ -1,6 +1,8 @@
-// One row held in the registers of a group of threads, read once from global memory.
+// One row held in the registers of a group of threads, read from global memory once.
 // Shared by `row-vector` (the group is the whole block) and `warp-row` (the group is 4-32
-// lanes of one warp, several rows per block).
+// lanes of one warp). Both walk rows on a persistent grid and load the next row into a
+// second RowSlice before reducing and storing the current one, so loads stay in flight
+// across the reduction and no block is launched per row.
 //
 // Per row: a scalar head up to the first 16-byte boundary of x's row, 16-byte vectors in the
 // body, a scalar tail. So any H, any row stride and any base alignment keep full-width loads
@@ -12,64 +14,83 @@
 
 namespace rb::kern {
 
-// `rank` is this thread's index in the group of `size` threads; `reduce(float)` sums a value
-// over the group and returns the total to every member. The group holds up to
-// size * VPT vectors; the launcher guarantees (H / kVec<T>) <= size * VPT.
-template <class T, class W, int VPT, class Reduce>
-__device__ __forceinline__ void rmsnorm_row_in_registers(const T* __restrict__ xrow,
-                                                         const W* __restrict__ w,
-                                                         T* __restrict__ yrow, float* rrms_out,
-                                                         std::int64_t H, float eps, int rank,
-                                                         int size, bool active, Reduce reduce) {
-  constexpr int V = kVec<T>;
-  std::int64_t head = 0, nvec = 0, body_end = 0;
-  if (active) {
-    head = head_elems(xrow, H);
-    nvec = (H - head) / V;
-    body_end = head + nvec * V;
-  }
+// This thread's part of one row: up to VPT body vectors (raw, in the storage dtype) and up
+// to E head and E tail elements. The launcher guarantees body vectors <= size * VPT and
+// E * size >= kVec<T> - 1 (head and tail are each shorter than a vector).
+template <class T, int VPT, int E>
+struct RowSlice {
+  static constexpr int V = kVec<T>;
+  uint4 v[VPT];
+  float edge[2 * E];  // head elements rank + e*size, then tail elements body_end + rank + e*size
+  std::int64_t head, nvec, body_end;
 
-  uint4 xv[VPT];
-  float sumsq = 0.f;
+  __device__ __forceinline__ void load(const T* __restrict__ xrow, std::int64_t H, int rank, int size,
+                                       bool active) {
+    head = nvec = body_end = 0;
+    if (active) {
+      head = head_elems(xrow, H);
+      nvec = (H - head) / V;
+      body_end = head + nvec * V;
+    }
 #pragma unroll
-  for (int i = 0; i < VPT; ++i) {
-    const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
-    if (vi < nvec) {
-      xv[i] = *reinterpret_cast<const uint4*>(xrow + head + vi * V);
-      float f[V];
-      unpack<T>(xv[i], f);
+    for (int i = 0; i < VPT; ++i) {
+      const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
+      if (vi < nvec) v[i] = load_stream(xrow + head + vi * V);
+    }
 #pragma unroll
-      for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+    for (int e = 0; e < E; ++e) {
+      const std::int64_t j = rank + static_cast<std::int64_t>(e) * size;
+      edge[e] = j < head ? to_f32(xrow[j]) : 0.f;
+      edge[E + e] = active && body_end + j < H ? to_f32(xrow[body_end + j]) : 0.f;
     }
   }
-  if (active) sumsq += edge_sumsq(xrow, head, body_end, H, rank, size);
 
-  const float total = reduce(sumsq);
-  if (!active) return;
-  const float r = rsqrtf(total / static_cast<float>(H) + eps);
-  if (rrms_out != nullptr && rank == 0) *rrms_out = r;
+  __device__ __forceinline__ float sumsq(int rank, int size) const {
+    float s = 0.f;
+#pragma unroll
+    for (int i = 0; i < VPT; ++i) {
+      if (rank + static_cast<std::int64_t>(i) * size < nvec) {
+        float f[V];
+        unpack<T>(v[i], f);
+#pragma unroll
+        for (int k = 0; k < V; ++k) s += f[k] * f[k];
+      }
+    }
+#pragma unroll
+    for (int e = 0; e < 2 * E; ++e) s += edge[e] * edge[e];
+    return s;
+  }
 
+  template <class W>
+  __device__ __forceinline__ void store(const W* __restrict__ w, T* __restrict__ yrow, float r, std::int64_t H,
+                                        int rank, int size) const {
 #pragma unroll
-  for (int i = 0; i < VPT; ++i) {
-    const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
-    if (vi < nvec) {
-      const std::int64_t c0 = head + vi * V;
-      float f[V], wf[V];
-      unpack<T>(xv[i], f);
-      load_weights<W, V>(w + c0, wf);
+    for (int i = 0; i < VPT; ++i) {
+      const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
+      if (vi < nvec) {
+        const std::int64_t c0 = head + vi * V;
+        float f[V], wf[V];
+        unpack<T>(v[i], f);
+        load_weights<W, V>(w + c0, wf);
 #pragma unroll
-      for (int k = 0; k < V; ++k) f[k] = f[k] * r * wf[k];
-      store_vec<T>(yrow + c0, pack<T>(f));
+        for (int k = 0; k < V; ++k) f[k] = f[k] * r * wf[k];
+        store_vec<T>(yrow + c0, pack<T>(f));
+      }
+    }
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      const std::int64_t j = rank + static_cast<std::int64_t>(e) * size;
+      if (j < head) yrow[j] = from_f32<T>(edge[e] * r * to_f32(w[j]));
+      if (body_end + j < H) yrow[body_end + j] = from_f32<T>(edge[E + e] * r * to_f32(w[body_end + j]));
     }
   }
-  edge_normalize(xrow, w, yrow, head, body_end, H, r, rank, size);
-}
+};
 
-// Vectors (upper bound) a group must hold for one row: the body plus one vector of slack,
-// since the head peel can shift the body by part of a vector.
+// Vectors (upper bound) a group must hold for one row: the body can straddle one more
+// vector than H / V once the head is peeled.
 inline std::int64_t row_vectors(std::int64_t H, std::size_t elem_size) {
   const std::int64_t v = static_cast<std::int64_t>(16 / elem_size);
-  return (H + v - 1) / v;
+  return (H + v - 1) / v + 1;
 }
 
 }  // namespace rb::kern
