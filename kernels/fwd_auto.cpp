@@ -1,24 +1,36 @@
-// auto: the dispatcher. Picks a strategy by (dtype, H) and reports its pick; every built-in
-// strategy handles any stride and alignment, so alignment only changes how a row is peeled,
-// not which strategy runs.
-//   H <= warp_row_max_H  (1K fp32, 2K fp16/bf16 less a vector)   -> warp-row
-//   H <= row_vector_max_H (16K fp32, 32K fp16/bf16 less a vector)  -> row-vector
-//   otherwise                                                       -> chunked
-// Thresholds are the strategies' register limits; docs/perf-notes.md has the measurements
-// behind them.
+// auto: the dispatcher. Picks a strategy by (dtype, H) from a table of measured crossovers
+// and reports its pick. Every built-in strategy handles any stride and alignment, so
+// alignment changes how a row is peeled, not which strategy runs.
+// The table's rows come from sweeps on the H200 recorded in docs/perf-notes.md; an H past
+// the last row goes to chunked, which takes any H.
+#include <array>
+
 #include "kernels/launchers.h"
 
 namespace rb::kern {
 
 namespace {
-// warp-row loses to row-vector once a row needs many vectors per lane: it wins below ~1K.
-constexpr std::int64_t kWarpRowUpTo = 1024;
+
+struct Bucket {
+  std::int64_t up_to_H;  // inclusive
+  const char* kernel;
+};
+
+// fp16 and bf16 share a table: same bytes per element, same code paths.
+constexpr std::array<Bucket, 2> k16bit{{{1024, "warp-row"}, {8192, "row-vector"}}};
+constexpr std::array<Bucket, 1> kF32{{{512, "warp-row"}}};
+
+template <std::size_t N>
+std::string pick(const std::array<Bucket, N>& table, std::int64_t H) {
+  for (const Bucket& b : table)
+    if (H <= b.up_to_H) return b.kernel;
+  return "chunked";
+}
+
 }  // namespace
 
 std::string auto_pick_fwd(const FwdArgs& a) {
-  if (a.H <= kWarpRowUpTo && a.H <= warp_row_max_H(a.xdtype)) return "warp-row";
-  if (a.H <= row_vector_max_H(a.xdtype)) return "row-vector";
-  return "chunked";
+  return a.xdtype == DType::f32 ? pick(kF32, a.H) : pick(k16bit, a.H);
 }
 
 }  // namespace rb::kern

@@ -1,7 +1,8 @@
 // chunked: one block per row, two passes over the row in chunks of blockDim 16-byte vectors:
-// the first sums squares, the second re-reads x (mostly from L2) and writes y. Nothing is
-// held across the passes, so any H works without spilling: for H beyond what `row-vector`
-// holds in registers (16K fp32, 32K fp16/bf16). Costs a second read of each row.
+// the first sums squares (4 loads in flight a thread), the second re-reads x (from L1/L2:
+// the row was just read) and writes y. Nothing is held across the passes, so any H works
+// without spilling. Blocks of ~H/(4 vectors) threads, 64 to 512: measured best for large
+// rows (fp16/bf16 past ~8K, fp32 from ~2K; docs/perf-notes.md). Re-reads each row once.
 // Any H >= 1, any row stride, any base alignment (scalar head/tail peel per row).
 // Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved.
 #include "kernels/common.cuh"
@@ -10,11 +11,12 @@
 namespace rb::kern {
 namespace {
 
-constexpr int kThreads = 512;
+constexpr int kMaxThreads = 512;
 constexpr int kUnroll = 4;  // independent vector loads in flight per thread
 
 template <class T, class W>
-__global__ void __launch_bounds__(kThreads) fwd_chunked_kernel(FwdArgs a) {
+__global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
+  const int nthreads = blockDim.x;
   constexpr int V = kVec<T>;
   __shared__ float scratch[32];
   const std::int64_t row = blockIdx.x;
@@ -28,16 +30,16 @@ __global__ void __launch_bounds__(kThreads) fwd_chunked_kernel(FwdArgs a) {
   const uint4* xv = reinterpret_cast<const uint4*>(x + head);
 
   float sumsq = 0.f;
-  for (std::int64_t base = threadIdx.x; base < nvec; base += static_cast<std::int64_t>(kUnroll) * kThreads) {
+  for (std::int64_t base = threadIdx.x; base < nvec; base += static_cast<std::int64_t>(kUnroll) * nthreads) {
     uint4 v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t i = base + static_cast<std::int64_t>(u) * kThreads;
+      const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
       if (i < nvec) v[u] = xv[i];
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t i = base + static_cast<std::int64_t>(u) * kThreads;
+      const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
       if (i < nvec) {
         float f[V];
         unpack<T>(v[u], f);
@@ -46,11 +48,11 @@ __global__ void __launch_bounds__(kThreads) fwd_chunked_kernel(FwdArgs a) {
       }
     }
   }
-  sumsq += edge_sumsq(x, head, body_end, H, threadIdx.x, kThreads);
+  sumsq += edge_sumsq(x, head, body_end, H, threadIdx.x, nthreads);
   const float r = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(H) + a.eps);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
 
-  for (std::int64_t i = threadIdx.x; i < nvec; i += kThreads) {
+  for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
     const std::int64_t c0 = head + i * V;
     float f[V], wf[V];
     unpack<T>(xv[i], f);
@@ -59,7 +61,7 @@ __global__ void __launch_bounds__(kThreads) fwd_chunked_kernel(FwdArgs a) {
     for (int k = 0; k < V; ++k) f[k] = f[k] * r * wf[k];
     store_vec<T>(y + c0, pack<T>(f));
   }
-  edge_normalize(x, w, y, head, body_end, H, r, threadIdx.x, kThreads);
+  edge_normalize(x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
 }
 
 }  // namespace
@@ -67,7 +69,12 @@ __global__ void __launch_bounds__(kThreads) fwd_chunked_kernel(FwdArgs a) {
 cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
   if (a.M == 0) return cudaSuccess;
   return dispatch_fwd_dtypes(a.xdtype, a.wdtype, [&](auto t, auto w) -> cudaError_t {
-    fwd_chunked_kernel<decltype(t), decltype(w)><<<static_cast<unsigned>(a.M), kThreads, 0, s>>>(a);
+    using T = decltype(t);
+    // One unrolled round of kUnroll vectors a thread covers the row where it can.
+    const std::int64_t nv = (a.H + kVec<T> - 1) / kVec<T>;
+    std::int64_t threads = ((nv + kUnroll - 1) / kUnroll + 31) / 32 * 32;
+    threads = threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
+    fwd_chunked_kernel<T, decltype(w)><<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
     return cudaGetLastError();
   });
 }

@@ -61,7 +61,7 @@ cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
 
 std::int64_t warp_row_max_H(DType x) {
   const std::int64_t v = static_cast<std::int64_t>(16 / dtype_size(x));
-  return (32 * kMaxVpt - 1) * v;
+  return 32 * kMaxVpt * v;
 }
 
 cudaError_t launch_fwd_warp_row(const FwdArgs& a, cudaStream_t s) {

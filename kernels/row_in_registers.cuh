@@ -1,8 +1,6 @@
 // One row held in the registers of a group of threads, read from global memory once.
 // Shared by `row-vector` (the group is the whole block) and `warp-row` (the group is 4-32
-// lanes of one warp). Both walk rows on a persistent grid and load the next row into a
-// second RowSlice before reducing and storing the current one, so loads stay in flight
-// across the reduction and no block is launched per row.
+// lanes of one warp).
 //
 // Per row: a scalar head up to the first 16-byte boundary of x's row, 16-byte vectors in the
 // body, a scalar tail. So any H, any row stride and any base alignment keep full-width loads
@@ -86,11 +84,11 @@ struct RowSlice {
   }
 };
 
-// Vectors (upper bound) a group must hold for one row: the body can straddle one more
-// vector than H / V once the head is peeled.
+// Body vectors a group must hold for one row, at most: ceil(H / V). With no head the body
+// is floor(H / V) vectors; with a head of h >= 1 elements it is floor((H - h) / V), fewer.
 inline std::int64_t row_vectors(std::int64_t H, std::size_t elem_size) {
   const std::int64_t v = static_cast<std::int64_t>(16 / elem_size);
-  return (H + v - 1) / v + 1;
+  return (H + v - 1) / v;
 }
 
 }  // namespace rb::kern
