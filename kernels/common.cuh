@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/types.h"
 
@@ -47,20 +48,49 @@ __device__ __forceinline__ std::int64_t head_elems(const T* p, std::int64_t H) {
   return h < H ? h : H;
 }
 
-// Unpacks one 16-byte vector of T into kVec<T> floats.
+// Unpacks one 16-byte vector of T into kVec<T> floats; pack is the inverse, rounding to
+// nearest even. 16-bit types go through paired conversions (one instruction per two
+// elements).
 template <class T>
 __device__ __forceinline__ void unpack(const uint4& v, float* out) {
-  const T* e = reinterpret_cast<const T*>(&v);
+  if constexpr (sizeof(T) == 4) {
+    const float* e = reinterpret_cast<const float*>(&v);
 #pragma unroll
-  for (int k = 0; k < kVec<T>; ++k) out[k] = to_f32(e[k]);
+    for (int k = 0; k < 4; ++k) out[k] = e[k];
+  } else {
+    using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+    const T2* e = reinterpret_cast<const T2*>(&v);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      float2 f;
+      if constexpr (std::is_same_v<T, __half>)
+        f = __half22float2(e[k]);
+      else
+        f = __bfloat1622float2(e[k]);
+      out[2 * k] = f.x;
+      out[2 * k + 1] = f.y;
+    }
+  }
 }
 
 template <class T>
 __device__ __forceinline__ uint4 pack(const float* in) {
   uint4 v;
-  T* e = reinterpret_cast<T*>(&v);
+  if constexpr (sizeof(T) == 4) {
+    float* e = reinterpret_cast<float*>(&v);
 #pragma unroll
-  for (int k = 0; k < kVec<T>; ++k) e[k] = from_f32<T>(in[k]);
+    for (int k = 0; k < 4; ++k) e[k] = in[k];
+  } else {
+    using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+    T2* e = reinterpret_cast<T2*>(&v);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if constexpr (std::is_same_v<T, __half>)
+        e[k] = __floats2half2_rn(in[2 * k], in[2 * k + 1]);
+      else
+        e[k] = __floats2bfloat162_rn(in[2 * k], in[2 * k + 1]);
+    }
+  }
   return v;
 }
 
@@ -152,6 +182,23 @@ int persistent_grid(Kernel kernel, int threads, std::int64_t work_blocks) {
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) != cudaSuccess) return 0;
   const std::int64_t resident = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
   return static_cast<int>(work_blocks < resident ? work_blocks : resident);
+}
+
+// Sum over consecutive groups of `group` threads (a multiple of 32) of the block, each
+// group on its own; `scratch` holds 32 floats of shared memory. Every thread of the block
+// must call it (it holds two block barriers).
+__device__ __forceinline__ float segmented_block_sum(float v, float* scratch, int group) {
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps_per_group = group >> 5;
+  v = group_sum(v, 32);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  const int first = (threadIdx.x / group) * warps_per_group;
+  float t = 0.f;
+  for (int i = 0; i < warps_per_group; ++i) t += scratch[first + i];
+  __syncthreads();
+  return t;
 }
 
 // Calls f(T{}, W{}) with the storage types for a (x, w) dtype pair we build: w is x's

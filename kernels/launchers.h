@@ -16,6 +16,8 @@ cudaError_t launch_fwd_naive(const FwdArgs& a, cudaStream_t s);
 // Largest H the register-resident strategies hold, per x dtype.
 std::int64_t row_vector_max_H(DType x);
 cudaError_t launch_fwd_row_vector(const FwdArgs& a, cudaStream_t s);
+// vpt in {2, 4, 8} vectors a thread, `rows` rows a block (block = rows * group <= 512).
+cudaError_t launch_fwd_row_vector_cfg(const FwdArgs& a, cudaStream_t s, int vpt, int rows);
 
 std::int64_t warp_row_max_H(DType x);
 cudaError_t launch_fwd_warp_row(const FwdArgs& a, cudaStream_t s);
