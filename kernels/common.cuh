@@ -94,23 +94,30 @@ __device__ __forceinline__ uint4 pack(const float* in) {
   return v;
 }
 
-// N consecutive weights as fp32, from p = w + column. Vector loads when p is 16-byte
-// aligned (N * sizeof(W) is a multiple of 16 for every combo we build), scalar otherwise;
-// the branch is uniform across a row, since p's alignment depends only on the row's head.
+// N consecutive weights in their storage type, from p = w + column. Vector loads when p is
+// 16-byte aligned (N * sizeof(W) is a multiple of 16 for every combo we build), scalar
+// otherwise; the branch is uniform across a row, since p's alignment depends only on the
+// row's head.
 template <class W, int N>
-__device__ __forceinline__ void load_weights(const W* p, float* out) {
+__device__ __forceinline__ void load_weights_raw(const W* p, W* out) {
   static_assert((N * sizeof(W)) % 16 == 0, "weight chunk must be whole vectors");
   if (aligned16(p)) {
     constexpr int kChunks = N * static_cast<int>(sizeof(W)) / 16;
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-      const uint4 v = __ldg(reinterpret_cast<const uint4*>(p) + c);
-      unpack<W>(v, out + c * kVec<W>);
-    }
+    for (int c = 0; c < kChunks; ++c) reinterpret_cast<uint4*>(out)[c] = __ldg(reinterpret_cast<const uint4*>(p) + c);
   } else {
 #pragma unroll
-    for (int k = 0; k < N; ++k) out[k] = to_f32(__ldg(p + k));
+    for (int k = 0; k < N; ++k) out[k] = __ldg(p + k);
   }
+}
+
+// The same, as fp32.
+template <class W, int N>
+__device__ __forceinline__ void load_weights(const W* p, float* out) {
+  alignas(16) W raw[N];
+  load_weights_raw<W, N>(p, raw);
+#pragma unroll
+  for (int k = 0; k < N; ++k) out[k] = to_f32(raw[k]);
 }
 
 // x is read once: a streaming load (evict-first) keeps L2 for the weight, which every row

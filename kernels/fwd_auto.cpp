@@ -16,9 +16,10 @@ struct Bucket {
   const char* kernel;
 };
 
-// fp16 and bf16 share a table: same bytes per element, same code paths.
-constexpr std::array<Bucket, 2> k16bit{{{1024, "warp-row"}, {8192, "row-vector"}}};
-constexpr std::array<Bucket, 1> kF32{{{512, "warp-row"}}};
+// fp16 and bf16 share a table: same bytes per element, same code paths. Crossovers from
+// the H200 sweeps of 2026-11-29 (docs/perf-notes.md, run 7).
+constexpr std::array<Bucket, 1> k16bit{{{1024, "warp-row"}}};
+constexpr std::array<Bucket, 3> kF32{{{512, "warp-row"}, {6144, "chunked"}, {8192, "row-vector"}}};
 
 template <std::size_t N>
 std::string pick(const std::array<Bucket, N>& table, std::int64_t H) {

@@ -1,8 +1,10 @@
 // chunked: one block per row, two passes over the row in chunks of blockDim 16-byte vectors:
-// the first sums squares (4 loads in flight a thread), the second re-reads x (from L1/L2:
-// the row was just read) and writes y. Nothing is held across the passes, so any H works
-// without spilling. Blocks of ~H/(4 vectors) threads, 64 to 512: measured best for large
-// rows (fp16/bf16 past ~8K, fp32 from ~2K; docs/perf-notes.md). Re-reads each row once.
+// the first sums squares (4 loads in flight a thread), the second re-reads x (from L1: the
+// row was just read) and writes y. Nothing is held across the passes, so any H works
+// without spilling. Blocks of ~H/(4 vectors) threads, 64 to 512. On the H200 this L1
+// re-read beats holding the row in registers (row-vector) for fp16/bf16 from H=2K up and
+// for most fp32 H from 1K (docs/perf-notes.md): it holds fewer registers, so more rows
+// are in flight per SM.
 // Any H >= 1, any row stride, any base alignment (scalar head/tail peel per row).
 // Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved.
 #include "kernels/common.cuh"
@@ -14,7 +16,7 @@ namespace {
 constexpr int kMaxThreads = 512;
 constexpr int kUnroll = 4;  // independent vector loads in flight per thread
 
-template <class T, class W>
+template <class T, class W, bool kUnrolled2>
 __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   const int nthreads = blockDim.x;
   constexpr int V = kVec<T>;
@@ -52,14 +54,43 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   const float r = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(H) + a.eps);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
 
-  for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
-    const std::int64_t c0 = head + i * V;
-    float f[V], wf[V];
-    unpack<T>(xv[i], f);
-    load_weights<W, V>(w + c0, wf);
+  // Second pass. Unrolled like the first where it pays (small blocks, see the launcher) and
+  // the row's weights are vector-aligned: all re-reads of a round are issued before the
+  // first store. Otherwise one vector at a time, which holds fewer registers (more blocks
+  // per SM for 512-thread blocks) and suits rows whose weights load element by element.
+  const bool unrolled = kUnrolled2 && aligned16(w + head);
+  if (!unrolled) {
+    for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
+      float f[V], wf[V];
+      unpack<T>(xv[i], f);
+      load_weights<W, V>(w + head + i * V, wf);
 #pragma unroll
-    for (int k = 0; k < V; ++k) f[k] = f[k] * r * wf[k];
-    store_vec<T>(y + c0, pack<T>(f));
+      for (int k = 0; k < V; ++k) f[k] = f[k] * r * wf[k];
+      store_vec<T>(y + head + i * V, pack<T>(f));
+    }
+  }
+  for (std::int64_t base = threadIdx.x; unrolled && base < nvec; base += static_cast<std::int64_t>(kUnroll) * nthreads) {
+    uint4 v[kUnroll];
+    alignas(16) W wraw[kUnroll][V];  // raw: half the registers of fp32 for 16-bit weights
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
+      if (i < nvec) {
+        v[u] = xv[i];
+        load_weights_raw<W, V>(w + head + i * V, wraw[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
+      if (i < nvec) {
+        float f[V];
+        unpack<T>(v[u], f);
+#pragma unroll
+        for (int k = 0; k < V; ++k) f[k] = f[k] * r * to_f32(wraw[u][k]);
+        store_vec<T>(y + head + i * V, pack<T>(f));
+      }
+    }
   }
   edge_normalize(x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
 }
@@ -74,7 +105,13 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     const std::int64_t nv = (a.H + kVec<T> - 1) / kVec<T>;
     std::int64_t threads = ((nv + kUnroll - 1) / kUnroll + 31) / 32 * 32;
     threads = threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
-    fwd_chunked_kernel<T, decltype(w)><<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
+    // Measured (docs/perf-notes.md): the unrolled second pass wins for blocks of <= 256
+    // threads, the plain one for larger blocks, where its smaller register footprint fits
+    // a third 512-thread block on an SM.
+    if (threads <= 256)
+      fwd_chunked_kernel<T, decltype(w), true><<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
+    else
+      fwd_chunked_kernel<T, decltype(w), false><<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
     return cudaGetLastError();
   });
 }

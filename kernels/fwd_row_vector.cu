@@ -1,8 +1,8 @@
 // row-vector: the whole row held in registers as 16-byte vectors, VPT per thread, read
 // from global memory exactly once; a group of ceil(H / (8 or 4) / VPT) threads (whole
-// warps) per row and ROWS rows per block. Good from H ~1K to ~8K in fp16/bf16
-// (docs/perf-notes.md); holds up to 32K (fp16/bf16) or 16K (fp32); beyond that use
-// `chunked`.
+// warps) per row, `rows` rows per block (1 by default: more measured slower). Holds up
+// to 32K (fp16/bf16) or 16K (fp32). On the H200 it wins only for fp32 around H=8K, where
+// chunked's 512-thread blocks hold too few rows per SM (docs/perf-notes.md).
 // Any H >= 1, any row stride, any base alignment: each row peels a scalar head up to its
 // first 16-byte boundary, so rows of odd H (4097) still load full vectors.
 // Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved.

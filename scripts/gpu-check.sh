@@ -59,6 +59,12 @@ headline=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 copy=$(sed -n 's/^copy ceiling: \([0-9]*\) GB.*/\1/p' "$OUT/sweep.err" | head -n 1)
 headline="copy ceiling ${copy:-?} GB/s; $headline"
 
+echo "[$(stamp)] README quick start: scripts/run.sh --H 4096 --dtype bf16"
+RB_SKIP_BUILD=1 BUILD_DIR="$BUILD" timeout "$STEP_TIMEOUT" scripts/run.sh --H 4096 --dtype bf16 --out "$OUT/h4096" \
+  >"$OUT/h4096.log" 2>&1
+quick_rc=$?
+echo "[$(stamp)] quick start rc=$quick_rc"
+
 echo "[$(stamp)] compute-sanitizer memcheck (timeout ${SANITIZER_TIMEOUT}s)"
 timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool memcheck --print-limit 20 "$GPU_TESTS" \
   >"$OUT/sanitizer.log" 2>&1
@@ -76,8 +82,9 @@ echo "[$(stamp)] sanitizer $san_state errors=${san_errors:-none reported} tests 
   echo "mutants_caught=$mutants_caught/$mutants_total"
   echo "cpu_tests: rc=$cpu_rc passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
   echo "sanitizer: memcheck $san_state, errors=${san_errors:-unknown}, gpu tests passed under it=${san_pass:-0}"
-  echo "sweep: rc=$sweep_rc, $(tail -n 3 "$OUT/sweep.log" | grep -E 'pass|fail' | head -n 1)"
+  echo "sweep: rc=$sweep_rc, $(grep -E '^[0-9]+ pass' "$OUT/sweep.log" | tail -n 1)"
+  echo "quick start (scripts/run.sh --H 4096 --dtype bf16): rc=$quick_rc, $(grep -E '^[0-9]+ pass' "$OUT/h4096.log" | tail -n 1)"
   echo "headline (auto fwd bf16 M=16384): $headline"
 } >"$OUT/summary.txt"
 cat "$OUT/summary.txt"
-[ "$gpu_rc" -eq 0 ] && [ "$cpu_rc" -eq 0 ] && [ "$sweep_rc" -eq 0 ] && [ "${san_errors:-1}" = "0" ] && [ "$san_rc" -ne 124 ]
+[ "$gpu_rc" -eq 0 ] && [ "$cpu_rc" -eq 0 ] && [ "$sweep_rc" -eq 0 ] && [ "$quick_rc" -eq 0 ] && [ "${san_errors:-1}" = "0" ] && [ "$san_rc" -ne 124 ]
