@@ -67,7 +67,7 @@ struct Runner::Impl {
   std::optional<CopyCeiling> copy;
   std::unique_ptr<DataSet> data;
 
-  explicit Impl(const DeviceInfo& d) : flusher(d.l2_bytes) {}
+  Impl(const DeviceInfo& d, FlushMode mode) : flusher(d.l2_bytes, mode) {}
 
   DataSet& data_for(const Case& c) {
     if (data && data->key.same_data(c)) return *data;
@@ -124,7 +124,7 @@ struct Runner::Impl {
   }
 };
 
-Runner::Runner(DeviceInfo dev, RunConfig cfg) : dev_(std::move(dev)), cfg_(cfg), impl_(std::make_unique<Impl>(dev_)) {}
+Runner::Runner(DeviceInfo dev, RunConfig cfg) : dev_(std::move(dev)), cfg_(cfg), impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush)) {}
 Runner::~Runner() = default;
 
 const CopyCeiling& Runner::copy_ceiling() {

@@ -33,9 +33,18 @@ bool should_stop(const std::vector<double>& samples_us, double elapsed_s, const 
   return summarize(samples_us).noise_pct < o.max_noise_pct;
 }
 
-L2Flusher::L2Flusher(std::int64_t l2_bytes) : buf_(static_cast<std::size_t>(std::max<std::int64_t>(2 * l2_bytes, 1 << 20))) {}
+L2Flusher::L2Flusher(std::int64_t l2_bytes, FlushMode mode)
+    : mode_(mode), buf_(static_cast<std::size_t>(std::max<std::int64_t>(2 * l2_bytes, 1 << 20) / 16 * 16)), sink_(4) {
+  RB_CUDA_CHECK(cudaMemset(buf_.get(), 0x3c, buf_.bytes()));
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
+}
 
-void L2Flusher::flush(cudaStream_t s) { RB_CUDA_CHECK(cudaMemsetAsync(buf_.get(), 0, buf_.bytes(), s)); }
+void L2Flusher::flush(cudaStream_t s) {
+  if (mode_ == FlushMode::write)
+    RB_CUDA_CHECK(cudaMemsetAsync(buf_.get(), 0, buf_.bytes(), s));
+  else
+    launch_read_flush(buf_.get(), buf_.bytes(), static_cast<unsigned*>(sink_.get()), s);
+}
 
 namespace {
 
