@@ -1,0 +1,73 @@
+#include "app/cmd_merge.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <utility>
+
+#include "reports/csv_reader.h"
+#include "reports/csv_writer.h"
+#include "reports/merge.h"
+#include "reports/record.h"
+
+namespace rb {
+namespace {
+
+void print_error(const std::string& message) { fmt::print(stderr, "rmsnorm-bench merge: {}\n", message); }
+
+// Writes beside the output and renames, so a failed merge never leaves a half-written file
+// where a complete one is expected (and an input named as the output is read before it goes).
+void write_atomic(const std::string& path, const std::vector<Record>& rows) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
+  try {
+    {
+      CsvWriter writer(tmp);
+      for (const Record& r : rows) writer.write(r);
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      throw std::runtime_error(fmt::format("cannot rename {} to {}", tmp, path));
+    }
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+}
+
+}  // namespace
+
+CLI::App* setup_merge(CLI::App& app, MergeOptions& o) {
+  CLI::App* sub = app.add_subcommand(
+      "merge", "Merge CSVs (e.g. the shards of a sweep) into one; identical repeated rows are kept once");
+  sub->add_option("INPUTS", o.inputs, "CSV files (schema rmsnorm-bench/1), in order")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("-o,--output", o.output, "The merged CSV")->required();
+  return sub;
+}
+
+int run_merge(const MergeOptions& o) {
+  std::vector<std::pair<std::string, std::vector<Record>>> inputs;
+  std::vector<Record> merged;
+  try {
+    for (const std::string& path : o.inputs) inputs.emplace_back(path, read_csv(path));
+    merged = merge_records(inputs);
+  } catch (const std::exception& e) {  // CsvError names file:line, MergeError the case and files
+    print_error(e.what());
+    return 2;
+  }
+  try {
+    write_atomic(o.output, merged);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 2;
+  }
+  std::size_t total = 0;
+  for (const auto& in : inputs) total += in.second.size();
+  fmt::print("merged {} rows from {} file(s) into {} ({} identical duplicate(s) dropped)\n", merged.size(),
+             inputs.size(), o.output, total - merged.size());
+  return 0;
+}
+
+}  // namespace rb

@@ -1,0 +1,349 @@
+#include "reports/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+namespace rb {
+namespace {
+
+using Index = std::unordered_map<std::string, std::size_t>;
+
+Index index_by_key(const std::vector<Record>& rows, CompareError::Side side) {
+  Index index;
+  index.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto [it, inserted] = index.emplace(case_key(rows[i]), i);
+    if (!inserted) {
+      throw CompareError(side, fmt::format("case {} appears twice (data rows {} and {}); a key must be "
+                                           "unique within a file",
+                                           case_label(rows[i]), it->second + 1, i + 1));
+    }
+  }
+  return index;
+}
+
+std::vector<std::string> distinct_gpus(const std::vector<Record>& rows) {
+  std::set<std::string> gpus;
+  for (const Record& r : rows) gpus.insert(r.gpu);
+  return {gpus.begin(), gpus.end()};
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += fmt::format("{}'{}'", s.empty() ? "" : ", ", n);
+  return s;
+}
+
+// Missing or NaN noise adds nothing; an infinite noise makes every change "within noise".
+double noise_or_zero(const std::optional<double>& noise) {
+  return noise && !std::isnan(*noise) ? *noise : 0.0;
+}
+
+bool passes(Status s) { return s == Status::pass; }
+bool fails(Status s) { return s == Status::fail || s == Status::error; }
+
+void judge(CompareRow& row, const CompareOptions& options) {
+  const Record& b = *row.base;
+  const Record& c = *row.cur;
+  row.base_noise_pct = b.noise_pct;
+  row.cur_noise_pct = c.noise_pct;
+  if (b.gbps && c.gbps && std::isfinite(*b.gbps) && std::isfinite(*c.gbps) && *b.gbps > 0) {
+    row.gbps_change_pct = (*c.gbps - *b.gbps) / *b.gbps * 100.0;
+  }
+  const std::string status_change = fmt::format("{} -> {}", status_name(b.status), status_name(c.status));
+  // A case that stopped passing (a skip included: the current run no longer covers it).
+  if (passes(b.status) && !passes(c.status)) {
+    row.change = Change::regression;
+    row.why = status_change;
+    return;
+  }
+  if (fails(b.status) && passes(c.status)) {
+    row.change = Change::improvement;
+    row.why = status_change;
+    return;
+  }
+  if (row.gbps_change_pct) {
+    const double change = *row.gbps_change_pct;
+    const double noise = noise_or_zero(b.noise_pct) + noise_or_zero(c.noise_pct);
+    const double moved = std::abs(change);
+    row.why = fmt::format("{:+.1f}% GB/s ({:.1f} -> {:.1f}; noise {:.2f}% + {:.2f}%)", change, *b.gbps,
+                          *c.gbps, noise_or_zero(b.noise_pct), noise_or_zero(c.noise_pct));
+    if (moved > options.max_slowdown_pct && moved > noise) {
+      row.change = change < 0 ? Change::regression : Change::improvement;
+    } else {
+      row.change = Change::unchanged;
+    }
+  } else {
+    row.change = Change::unchanged;
+  }
+  if (row.status_changed()) row.why = row.why.empty() ? status_change : status_change + ", " + row.why;
+}
+
+// ---------------------------------------------------------------------------------------
+// Text output
+
+std::string gbps_text(const std::optional<Record>& r) {
+  return r && r->gbps ? fmt::format("{:.1f}", *r->gbps) : std::string("-");
+}
+
+std::string noise_text(const std::optional<double>& v) {
+  return v ? fmt::format("{:.2f}%", *v) : std::string("-");
+}
+
+std::string change_text(const CompareRow& row) {
+  return row.gbps_change_pct ? fmt::format("{:+.1f}%", *row.gbps_change_pct) : std::string("-");
+}
+
+const Record& any_record(const CompareRow& row) { return row.base ? *row.base : *row.cur; }
+
+// Status changes first (they are binary), then by the size of the bandwidth change.
+std::vector<const CompareRow*> sorted(const CompareResult& result, Change change) {
+  std::vector<const CompareRow*> out;
+  for (const CompareRow& r : result.rows)
+    if (r.change == change) out.push_back(&r);
+  std::stable_sort(out.begin(), out.end(), [](const CompareRow* a, const CompareRow* b) {
+    if (a->status_changed() != b->status_changed()) return a->status_changed();
+    const double da = a->gbps_change_pct ? std::abs(*a->gbps_change_pct) : 0.0;
+    const double db = b->gbps_change_pct ? std::abs(*b->gbps_change_pct) : 0.0;
+    return da > db;
+  });
+  return out;
+}
+
+std::string md_code(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '`') c = '\'';
+    if (c == '\n' || c == '\r') c = ' ';
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return "`" + out + "`";
+}
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' || c == '\r' ? ' ' : c;
+  }
+  return out;
+}
+
+std::string gpus_text(const std::vector<std::string>& gpus) {
+  return gpus.empty() ? std::string("no rows") : quoted_list(gpus);
+}
+
+std::string threshold_text(const CompareOptions& o) {
+  return fmt::format("a bandwidth change counts when it exceeds {}% and the two rows' noise added together",
+                     format_double(o.max_slowdown_pct));
+}
+
+std::string verdict(const CompareResult& result) {
+  const std::size_t n = result.regressions();
+  if (n == 0) return "PASS: no regression";
+  const std::size_t missing = result.options.allow_missing ? 0 : result.count(Change::missing);
+  return fmt::format("FAIL: {} regression{}{}", n, n == 1 ? "" : "s",
+                     missing ? fmt::format(" ({} missing from current)", missing) : std::string());
+}
+
+void md_table(std::string& md, const std::vector<const CompareRow*>& rows) {
+  md += "| case | status | GB/s baseline | GB/s current | change | noise baseline | noise current |\n";
+  md += "|---|---|--:|--:|--:|--:|--:|\n";
+  for (const CompareRow* r : rows) {
+    const std::string status = r->status_changed() ? fmt::format("{} -> {}", status_name(r->base->status),
+                                                                 status_name(r->cur->status))
+                                                   : std::string(status_name(r->cur->status));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_code(case_label(any_record(*r))), status,
+                      gbps_text(r->base), gbps_text(r->cur), change_text(*r), noise_text(r->base_noise_pct),
+                      noise_text(r->cur_noise_pct));
+  }
+}
+
+void md_list(std::string& md, const std::vector<const CompareRow*>& rows) {
+  for (const CompareRow* r : rows) {
+    const Record& rec = any_record(*r);
+    md += fmt::format("- {} ({}{})\n", md_code(case_label(rec)), status_name(rec.status),
+                      rec.gbps ? fmt::format(", {:.1f} GB/s", *rec.gbps) : std::string());
+  }
+}
+
+}  // namespace
+
+const char* change_name(Change c) {
+  switch (c) {
+    case Change::regression:
+      return "regression";
+    case Change::improvement:
+      return "improvement";
+    case Change::unchanged:
+      return "unchanged";
+    case Change::missing:
+      return "missing";
+    case Change::added:
+      return "new";
+  }
+  return "unchanged";  // unreachable for a valid enum; keeps -Wreturn-type quiet
+}
+
+std::size_t CompareResult::count(Change c) const {
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [c](const CompareRow& r) { return r.change == c; }));
+}
+
+std::size_t CompareResult::regressions() const {
+  return count(Change::regression) + (options.allow_missing ? 0 : count(Change::missing));
+}
+
+std::string case_label(const Record& r) {
+  const std::string dtypes = r.rdtype.empty() ? fmt::format("{}/{}", r.dtype, r.wdtype)
+                                              : fmt::format("{}/{}/{}", r.dtype, r.wdtype, r.rdtype);
+  return fmt::format("{} {} {} M={} H={} stride={} {} {} eps={} seed={}", r.kernel, r.op, dtypes, r.M, r.H,
+                     r.stride, r.layout, r.dist, format_double(r.eps), r.seed);
+}
+
+CompareResult compare_records(const std::vector<Record>& base, const std::vector<Record>& cur,
+                              const CompareOptions& options) {
+  CompareResult result;
+  result.options = options;
+  const Index base_index = index_by_key(base, CompareError::Side::baseline);
+  const Index cur_index = index_by_key(cur, CompareError::Side::current);
+  result.base_gpus = distinct_gpus(base);
+  result.cur_gpus = distinct_gpus(cur);
+  if (!options.ignore_gpu && !base.empty() && !cur.empty() && result.base_gpus != result.cur_gpus) {
+    throw CompareError(CompareError::Side::both,
+                       fmt::format("different GPUs: the baseline ran on {}, the current run on {} "
+                                   "(--ignore-gpu compares them anyway)",
+                                   quoted_list(result.base_gpus), quoted_list(result.cur_gpus)));
+  }
+
+  result.rows.reserve(base.size() + cur.size());
+  for (const Record& b : base) {
+    CompareRow row;
+    row.key = case_key(b);
+    row.base = b;
+    const auto it = cur_index.find(row.key);
+    if (it == cur_index.end()) {
+      row.change = Change::missing;
+      row.base_noise_pct = b.noise_pct;
+      row.why = options.allow_missing ? "missing from current (allowed)" : "missing from current";
+    } else {
+      row.cur = cur[it->second];
+      judge(row, options);
+    }
+    result.rows.push_back(std::move(row));
+  }
+  for (const Record& c : cur) {
+    std::string key = case_key(c);
+    if (base_index.count(key)) continue;
+    CompareRow row;
+    row.key = std::move(key);
+    row.cur = c;
+    row.change = Change::added;
+    row.cur_noise_pct = c.noise_pct;
+    row.why = "new in current";
+    result.rows.push_back(std::move(row));
+  }
+  return result;
+}
+
+std::string compare_markdown(const CompareResult& result, const std::string& base_name,
+                             const std::string& cur_name) {
+  const CompareOptions& o = result.options;
+  std::string md = "# rmsnorm-bench compare\n\n";
+  md += fmt::format("**{}**\n\n", verdict(result));
+  md += fmt::format("- Baseline: {} (GPU {})\n", md_code(base_name), md_cell(gpus_text(result.base_gpus)));
+  md += fmt::format("- Current: {} (GPU {})\n", md_code(cur_name), md_cell(gpus_text(result.cur_gpus)));
+  md += fmt::format("- Rule: a case that stopped passing is a regression; {}{}\n", threshold_text(o),
+                    o.ignore_gpu ? " (GPU names not checked: --ignore-gpu)" : "");
+  md += fmt::format("- Missing keys: {}\n\n",
+                    o.allow_missing ? "listed only (--allow-missing)" : "count as regressions");
+
+  const auto regressions = sorted(result, Change::regression);
+  md += fmt::format("## Regressions ({})\n\n", regressions.size());
+  if (regressions.empty()) {
+    md += "None.\n\n";
+  } else {
+    md_table(md, regressions);
+    md += "\n";
+  }
+
+  const auto improvements = sorted(result, Change::improvement);
+  md += fmt::format("## Improvements ({})\n\n", improvements.size());
+  if (improvements.empty()) {
+    md += "None.\n\n";
+  } else {
+    md_table(md, improvements);
+    md += "\n";
+  }
+
+  const auto unchanged = sorted(result, Change::unchanged);
+  md += fmt::format("## Unchanged ({})\n\n", unchanged.size());
+  md += fmt::format("{} key{} in both files within the threshold or within noise, or not timed in both.\n\n",
+                    unchanged.size(), unchanged.size() == 1 ? "" : "s");
+  std::vector<const CompareRow*> other_status;
+  for (const CompareRow* r : unchanged)
+    if (r->status_changed()) other_status.push_back(r);
+  if (!other_status.empty()) {
+    md += "Status changes that are neither a regression nor an improvement:\n\n";
+    md_table(md, other_status);
+    md += "\n";
+  }
+
+  const auto missing = sorted(result, Change::missing);
+  md += fmt::format("## Missing from current ({}{})\n\n", missing.size(),
+                    missing.empty()   ? ""
+                    : o.allow_missing ? ", listed only"
+                                      : ", counted as regressions");
+  if (missing.empty()) {
+    md += "None.\n\n";
+  } else {
+    md_list(md, missing);
+    md += "\n";
+  }
+
+  const auto added = sorted(result, Change::added);
+  md += fmt::format("## New in current ({})\n\n", added.size());
+  if (added.empty()) {
+    md += "None.\n";
+  } else {
+    md_list(md, added);
+  }
+  return md;
+}
+
+std::string compare_text(const CompareResult& result, const std::string& base_name,
+                         const std::string& cur_name) {
+  constexpr std::size_t kMaxListed = 10;  // per kind that does not fail the gate
+  std::string s = fmt::format("compare: baseline {} (GPU {}), current {} (GPU {})\n", base_name,
+                              gpus_text(result.base_gpus), cur_name, gpus_text(result.cur_gpus));
+  s += fmt::format("  {} keys: {} regression(s), {} improvement(s), {} unchanged, {} missing{}, {} new\n",
+                   result.rows.size(), result.count(Change::regression), result.count(Change::improvement),
+                   result.count(Change::unchanged), result.count(Change::missing),
+                   result.options.allow_missing ? " (allowed)" : "", result.count(Change::added));
+  const auto line = [&](const char* tag, const CompareRow& r) {
+    s += fmt::format("  {:<12} {}: {}\n", tag, case_label(any_record(r)), r.why);
+  };
+  const auto listing = [&](const char* tag, Change change, bool all) {
+    const auto rows = sorted(result, change);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!all && i == kMaxListed) {
+        s += fmt::format("  {:<12} ... and {} more\n", tag, rows.size() - i);
+        break;
+      }
+      line(tag, *rows[i]);
+    }
+  };
+  listing("REGRESSION", Change::regression, true);
+  listing("MISSING", Change::missing, !result.options.allow_missing);
+  listing("improvement", Change::improvement, false);
+  listing("new", Change::added, false);
+  s += verdict(result) + "\n";
+  return s;
+}
+
+}  // namespace rb

@@ -1,0 +1,715 @@
+// reports/compare and reports/merge, and the `compare` / `merge` subcommands: the regression
+// rule (status changes, bandwidth beyond threshold and noise, missing and new keys), input
+// errors (exit 2 naming file:line and column, duplicate keys, different GPUs), the markdown
+// order, merging shards, and truncated or garbled CSVs that must never crash the gate. Logic
+// is tested through the library; exit codes through the built binary (found, like in
+// cpu_cli_test.cpp, at <dir of this test>/../rmsnorm-bench). Suites are named Compare* and
+// Merge*. CPU only.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/cmd_compare.h"
+#include "reports/compare.h"
+#include "reports/csv_reader.h"
+#include "reports/csv_writer.h"
+#include "reports/merge.h"
+#include "reports/record.h"
+
+namespace fs = std::filesystem;
+
+namespace rb {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Running the binary
+
+fs::path bench_exe() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return (self.parent_path() / ".." / "rmsnorm-bench").lexically_normal();
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct RunResult {
+  int status = -1;     // exit status, or -1 when the process did not exit normally
+  int signal = 0;      // the signal that ended it, if any
+  std::string output;  // stdout and stderr together
+};
+
+RunResult run_bench(const std::vector<std::string>& args) {
+  // `timeout` turns a hang into exit 124 instead of a stuck test.
+  std::string cmd = "timeout 60 " + shell_quote(bench_exe().string());
+  for (const std::string& a : args) cmd += " " + shell_quote(a);
+  cmd += " 2>&1";
+  RunResult r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) {
+    r.output = "popen failed";
+    return r;
+  }
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int st = ::pclose(p);
+  if (st != -1 && WIFEXITED(st)) {
+    r.status = WEXITSTATUS(st);
+    // The shell reports a child killed by signal N as exit 128 + N.
+    if (r.status > 128 && r.status < 128 + 65) r.signal = r.status - 128;
+  } else if (st != -1 && WIFSIGNALED(st)) {
+    r.signal = WTERMSIG(st);
+  }
+  return r;
+}
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// A fresh, empty directory per test, removed afterwards.
+class CompareTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) / (std::string("rb_compare_") + info->test_suite_name() + "_" +
+                                             info->name() + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::string write_csv(const std::string& name, const std::vector<Record>& rows) const {
+    CsvWriter w(path(name));
+    for (const Record& r : rows) w.write(r);
+    return path(name);
+  }
+
+  std::string write_file(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+
+  void require_binary() const {
+    const fs::path exe = bench_exe();
+    ASSERT_FALSE(exe.empty()) << "cannot read /proc/self/exe";
+    ASSERT_TRUE(fs::exists(exe)) << "rmsnorm-bench not found at " << exe;
+  }
+
+  fs::path dir_;
+};
+
+class MergeTest : public CompareTest {};
+
+// ---------------------------------------------------------------------------------------
+// Records
+
+Record row(const std::string& kernel, std::int64_t H, double gbps, double noise_pct,
+           Status status = Status::pass) {
+  Record r;
+  r.gpu = "NVIDIA H200";
+  r.cc = "9.0";
+  r.kernel = kernel;
+  r.picked = kernel == "auto" ? "row-vector" : kernel;
+  r.op = "fwd";
+  r.dtype = "bf16";
+  r.wdtype = "bf16";
+  r.M = 16384;
+  r.H = H;
+  r.stride = H;
+  r.layout = "contiguous";
+  r.eps = 1e-5;
+  r.dist = "normal";
+  r.seed = 1;
+  r.status = status;
+  r.reason = status == Status::fail ? "12 mismatches, worst at (3, 7)" : "";
+  r.rows_checked = 16384;
+  r.max_abs_err = 0.0078125;
+  r.max_rel_err = 0.00390625;
+  r.max_ulp = 1;
+  r.atol = 1e-2;
+  r.rtol = 1e-2;
+  r.median_us = 100;
+  r.min_us = 99;
+  r.max_us = 103;
+  r.noise_pct = noise_pct;
+  r.samples = 20;
+  r.bytes = 2 * 16384 * H * 2 + H * 2;
+  r.gbps = gbps;
+  r.copy_gbps = 4275;
+  r.pct_of_copy = gbps / 4275 * 100;
+  return r;
+}
+
+// Four cases with room for each kind of change.
+std::vector<Record> baseline_rows() {
+  return {row("auto", 4096, 4000, 0.5), row("warp-row", 1024, 3000, 0.5), row("chunked", 65536, 3900, 0.5),
+          row("naive", 4097, 800, 0.5)};
+}
+
+const CompareRow& find(const CompareResult& r, const Record& rec) {
+  const std::string key = case_key(rec);
+  for (const CompareRow& cr : r.rows)
+    if (cr.key == key) return cr;
+  throw std::runtime_error("key not in result: " + key);
+}
+
+CompareResult compare_one(const Record& base, const Record& cur, const CompareOptions& o = {}) {
+  return compare_records({base}, {cur}, o);
+}
+
+// ---------------------------------------------------------------------------------------
+// The rule
+
+TEST(CompareRule, ImprovementIsFlaggedAndDoesNotFail) {
+  const CompareResult r = compare_one(row("auto", 4096, 4000, 0.5), row("auto", 4096, 4400, 0.5));
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].change, Change::improvement);
+  ASSERT_TRUE(r.rows[0].gbps_change_pct);
+  EXPECT_NEAR(*r.rows[0].gbps_change_pct, 10.0, 1e-9);
+  EXPECT_EQ(r.regressions(), 0u);
+  EXPECT_FALSE(r.failed());
+}
+
+TEST(CompareRule, DropWithinNoiseIsNotFlagged) {
+  const Record base = row("auto", 4096, 4000, 2.0);
+  const Record cur = row("auto", 4096, 3880, 2.0);  // -3%
+  const CompareResult r = compare_one(base, cur);
+  EXPECT_EQ(r.rows[0].change, Change::unchanged);
+  EXPECT_NEAR(*r.rows[0].gbps_change_pct, -3.0, 1e-9);
+  EXPECT_EQ(*r.rows[0].base_noise_pct, 2.0);
+  EXPECT_EQ(*r.rows[0].cur_noise_pct, 2.0);
+  // Below even a 1% threshold, the summed noise (4%) still covers a 3% drop...
+  CompareOptions strict;
+  strict.max_slowdown_pct = 1;
+  EXPECT_EQ(compare_one(base, cur, strict).rows[0].change, Change::unchanged);
+  // ...while quiet rows make the same drop a regression.
+  const CompareResult quiet = compare_one(row("auto", 4096, 4000, 0.5), row("auto", 4096, 3880, 0.5), strict);
+  EXPECT_EQ(quiet.rows[0].change, Change::regression);
+}
+
+TEST(CompareRule, TenPercentDropWithLowNoiseIsARegression) {
+  const CompareResult r = compare_one(row("auto", 4096, 4000, 0.5), row("auto", 4096, 3600, 0.5));
+  EXPECT_EQ(r.rows[0].change, Change::regression);
+  EXPECT_NEAR(*r.rows[0].gbps_change_pct, -10.0, 1e-9);
+  EXPECT_EQ(r.regressions(), 1u);
+  EXPECT_TRUE(r.failed());
+  // A generous threshold lets it through.
+  CompareOptions loose;
+  loose.max_slowdown_pct = 15;
+  EXPECT_EQ(compare_one(row("auto", 4096, 4000, 0.5), row("auto", 4096, 3600, 0.5), loose).rows[0].change,
+            Change::unchanged);
+}
+
+TEST(CompareRule, DropBeyondThresholdButWithinNoiseIsNotFlagged) {
+  // 10% down, but each run was 6% noisy: the summed 12% covers it.
+  const CompareResult r = compare_one(row("auto", 4096, 4000, 6), row("auto", 4096, 3600, 6));
+  EXPECT_EQ(r.rows[0].change, Change::unchanged);
+}
+
+TEST(CompareRule, StoppingToPassIsARegression) {
+  for (Status after : {Status::fail, Status::error, Status::skip}) {
+    Record cur = row("auto", 4096, 4000, 0.5, after);
+    if (after == Status::skip) cur.gbps.reset();
+    const CompareResult r = compare_one(row("auto", 4096, 4000, 0.5), cur);
+    EXPECT_EQ(r.rows[0].change, Change::regression) << status_name(after);
+    EXPECT_TRUE(r.rows[0].status_changed());
+    EXPECT_TRUE(contains(r.rows[0].why, std::string("pass -> ") + status_name(after))) << r.rows[0].why;
+  }
+}
+
+TEST(CompareRule, StartingToPassIsAnImprovement) {
+  for (Status before : {Status::fail, Status::error}) {
+    const CompareResult r = compare_one(row("auto", 4096, 4000, 0.5, before), row("auto", 4096, 4000, 0.5));
+    EXPECT_EQ(r.rows[0].change, Change::improvement) << status_name(before);
+  }
+}
+
+TEST(CompareRule, UntimedRowsAreComparedByStatusOnly) {
+  Record base = row("auto", 4096, 4000, 0.5);
+  Record cur = row("auto", 4096, 1000, 0.5);
+  cur.gbps.reset();
+  const CompareResult r = compare_one(base, cur);
+  EXPECT_EQ(r.rows[0].change, Change::unchanged);
+  EXPECT_FALSE(r.rows[0].gbps_change_pct);
+}
+
+TEST(CompareRule, MissingKeyIsARegressionUnlessAllowed) {
+  const std::vector<Record> base = baseline_rows();
+  std::vector<Record> cur = base;
+  cur.erase(cur.begin() + 1);
+  const CompareResult r = compare_records(base, cur, {});
+  EXPECT_EQ(find(r, base[1]).change, Change::missing);
+  EXPECT_EQ(r.regressions(), 1u);
+  EXPECT_TRUE(r.failed());
+
+  CompareOptions allow;
+  allow.allow_missing = true;
+  const CompareResult allowed = compare_records(base, cur, allow);
+  EXPECT_EQ(find(allowed, base[1]).change, Change::missing);
+  EXPECT_EQ(allowed.count(Change::missing), 1u);
+  EXPECT_EQ(allowed.regressions(), 0u);
+  EXPECT_TRUE(contains(compare_markdown(allowed, "b.csv", "c.csv"), case_label(base[1])));
+}
+
+TEST(CompareRule, NewKeyIsListedNotARegression) {
+  const std::vector<Record> base = baseline_rows();
+  std::vector<Record> cur = base;
+  const Record extra = row("row-vector", 8192, 4100, 0.5);
+  cur.push_back(extra);
+  const CompareResult r = compare_records(base, cur, {});
+  EXPECT_EQ(find(r, extra).change, Change::added);
+  EXPECT_EQ(r.count(Change::added), 1u);
+  EXPECT_EQ(r.regressions(), 0u);
+  EXPECT_EQ(r.rows.back().key, case_key(extra));  // new keys come after the baseline's
+  EXPECT_TRUE(contains(compare_markdown(r, "b.csv", "c.csv"), case_label(extra)));
+  EXPECT_TRUE(contains(compare_text(r, "b.csv", "c.csv"), case_label(extra)));
+}
+
+TEST(CompareRule, IdenticalInputsAreAllUnchanged) {
+  const std::vector<Record> base = baseline_rows();
+  const CompareResult r = compare_records(base, base, {});
+  EXPECT_EQ(r.rows.size(), base.size());
+  EXPECT_EQ(r.count(Change::unchanged), base.size());
+  EXPECT_EQ(r.regressions(), 0u);
+  for (const CompareRow& cr : r.rows) EXPECT_EQ(*cr.gbps_change_pct, 0.0);
+}
+
+TEST(CompareRule, DuplicateKeyIsAnInputError) {
+  std::vector<Record> cur = baseline_rows();
+  cur.push_back(cur[2]);
+  try {
+    compare_records(baseline_rows(), cur, {});
+    FAIL() << "no CompareError";
+  } catch (const CompareError& e) {
+    EXPECT_EQ(e.side(), CompareError::Side::current);
+    EXPECT_TRUE(contains(e.what(), case_label(cur[2]))) << e.what();
+    EXPECT_TRUE(contains(e.what(), "twice")) << e.what();
+  }
+  EXPECT_THROW(compare_records(cur, baseline_rows(), {}), CompareError);
+}
+
+TEST(CompareRule, DifferentGpuIsAnInputErrorUnlessIgnored) {
+  std::vector<Record> cur = baseline_rows();
+  for (Record& r : cur) r.gpu = "NVIDIA H100 80GB HBM3";
+  try {
+    compare_records(baseline_rows(), cur, {});
+    FAIL() << "no CompareError";
+  } catch (const CompareError& e) {
+    EXPECT_TRUE(contains(e.what(), "NVIDIA H200")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "NVIDIA H100 80GB HBM3")) << e.what();
+  }
+  CompareOptions ignore;
+  ignore.ignore_gpu = true;
+  const CompareResult r = compare_records(baseline_rows(), cur, ignore);
+  EXPECT_EQ(r.count(Change::unchanged), cur.size());
+}
+
+TEST(CompareRule, MarkdownPutsVerdictThenRegressionsThenImprovementsThenUnchanged) {
+  const std::vector<Record> base = baseline_rows();
+  std::vector<Record> cur = base;
+  cur[0].gbps = 3000;                                 // regression
+  cur[1].gbps = 3600;                                 // improvement
+  cur[3].status = Status::fail;                       // regression by status
+  cur.push_back(row("row-vector", 8192, 4100, 0.5));  // new
+  const CompareResult r = compare_records(base, cur, {});
+  EXPECT_EQ(r.regressions(), 2u);
+  const std::string md = compare_markdown(r, "base.csv", "cur.csv");
+  const std::size_t verdict = md.find("FAIL: 2 regressions");
+  const std::size_t regressions = md.find("## Regressions (2)");
+  const std::size_t improvements = md.find("## Improvements (1)");
+  const std::size_t unchanged = md.find("## Unchanged (1)");
+  const std::size_t added = md.find("## New in current (1)");
+  ASSERT_NE(verdict, std::string::npos) << md;
+  ASSERT_NE(regressions, std::string::npos) << md;
+  ASSERT_NE(improvements, std::string::npos) << md;
+  ASSERT_NE(unchanged, std::string::npos) << md;
+  ASSERT_NE(added, std::string::npos) << md;
+  EXPECT_LT(verdict, regressions);
+  EXPECT_LT(regressions, improvements);
+  EXPECT_LT(improvements, unchanged);
+  EXPECT_LT(unchanged, added);
+  // Each changed case sits in its own section; the status change comes before the slowdown.
+  const std::size_t fail_row = md.find(case_label(base[3]));
+  const std::size_t slow_row = md.find(case_label(base[0]));
+  const std::size_t fast_row = md.find(case_label(base[1]));
+  EXPECT_TRUE(regressions < fail_row && fail_row < slow_row && slow_row < improvements) << md;
+  EXPECT_TRUE(improvements < fast_row && fast_row < unchanged) << md;
+  EXPECT_TRUE(contains(md, "-25.0%")) << md;
+
+  const std::string pass = compare_markdown(compare_records(base, base, {}), "a", "b");
+  EXPECT_TRUE(contains(pass, "PASS: no regression")) << pass;
+  EXPECT_TRUE(contains(pass, "## Unchanged (4)")) << pass;
+}
+
+TEST(CompareRule, TextEndsWithTheVerdict) {
+  std::vector<Record> cur = baseline_rows();
+  cur[0].gbps = 3000;
+  const std::string text = compare_text(compare_records(baseline_rows(), cur, {}), "base.csv", "cur.csv");
+  EXPECT_TRUE(contains(text, "REGRESSION")) << text;
+  EXPECT_TRUE(contains(text, case_label(cur[0]))) << text;
+  EXPECT_EQ(text.substr(text.rfind('\n', text.size() - 2) + 1), "FAIL: 1 regression\n") << text;
+}
+
+// ---------------------------------------------------------------------------------------
+// The CLI: exit codes and messages
+
+TEST_F(CompareTest, CliImprovementExitsZero) {
+  require_binary();
+  std::vector<Record> cur = baseline_rows();
+  cur[0].gbps = 4400;
+  const RunResult r =
+      run_bench({"compare", write_csv("base.csv", baseline_rows()), write_csv("cur.csv", cur)});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "1 improvement")) << r.output;
+  EXPECT_TRUE(contains(r.output, "PASS")) << r.output;
+}
+
+TEST_F(CompareTest, CliRegressionExitsOneAndWritesMarkdown) {
+  require_binary();
+  std::vector<Record> cur = baseline_rows();
+  cur[0].gbps = 3600;  // -10%, noise 0.5% each
+  const std::string md = path("report.md");
+  const RunResult r =
+      run_bench({"compare", write_csv("base.csv", baseline_rows()), write_csv("cur.csv", cur), "--md", md});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "REGRESSION")) << r.output;
+  EXPECT_TRUE(contains(r.output, case_label(cur[0]))) << r.output;
+  const std::string text = read_file(md);
+  EXPECT_TRUE(contains(text, "FAIL: 1 regression")) << text;
+  EXPECT_TRUE(contains(text, "-10.0%")) << text;
+  // A looser gate passes the same files.
+  EXPECT_EQ(run_bench({"compare", path("base.csv"), path("cur.csv"), "--max-slowdown", "12"}).status, 0);
+}
+
+TEST_F(CompareTest, CliPassToFailExitsOne) {
+  require_binary();
+  std::vector<Record> cur = baseline_rows();
+  cur[2].status = Status::fail;
+  const RunResult r =
+      run_bench({"compare", write_csv("base.csv", baseline_rows()), write_csv("cur.csv", cur)});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "pass -> fail")) << r.output;
+}
+
+TEST_F(CompareTest, CliMissingKeyExitsOneUnlessAllowed) {
+  require_binary();
+  std::vector<Record> cur = baseline_rows();
+  cur.pop_back();
+  const std::string base = write_csv("base.csv", baseline_rows());
+  const std::string current = write_csv("cur.csv", cur);
+  const RunResult strict = run_bench({"compare", base, current});
+  EXPECT_EQ(strict.status, 1) << strict.output;
+  EXPECT_TRUE(contains(strict.output, "MISSING")) << strict.output;
+  const RunResult allowed = run_bench({"compare", base, current, "--allow-missing"});
+  EXPECT_EQ(allowed.status, 0) << allowed.output;
+  EXPECT_TRUE(contains(allowed.output, "1 missing (allowed)")) << allowed.output;
+}
+
+TEST_F(CompareTest, CliNewKeyExitsZero) {
+  require_binary();
+  std::vector<Record> cur = baseline_rows();
+  cur.push_back(row("row-vector", 8192, 4100, 0.5));
+  const RunResult r =
+      run_bench({"compare", write_csv("base.csv", baseline_rows()), write_csv("cur.csv", cur)});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "1 new")) << r.output;
+}
+
+TEST_F(CompareTest, CliIdenticalFilesExitZero) {
+  require_binary();
+  const std::string base = write_csv("base.csv", baseline_rows());
+  const RunResult r = run_bench({"compare", base, base});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "0 regression(s)")) << r.output;
+  EXPECT_TRUE(contains(r.output, "4 unchanged")) << r.output;
+}
+
+TEST_F(CompareTest, CliMalformedLineExitsTwoNamingFileLineAndColumn) {
+  require_binary();
+  const std::string base = write_csv("base.csv", baseline_rows());
+  // Line 3 (the second data row) has "abc" where H belongs.
+  std::vector<Record> rows = baseline_rows();
+  std::string text = csv_header() + "\n" + csv_row(rows[0]) + "\n";
+  Record bad = rows[1];
+  bad.H = 777777;
+  std::string line = csv_row(bad);
+  line.replace(line.find(",777777,"), 8, ",abc,");
+  text += line + "\n" + csv_row(rows[2]) + "\n";
+  const std::string cur = write_file("cur.csv", text);
+  const RunResult r = run_bench({"compare", base, cur});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, cur + ":3")) << r.output;
+  EXPECT_TRUE(contains(r.output, "column H")) << r.output;
+  EXPECT_TRUE(contains(r.output, "abc")) << r.output;
+}
+
+TEST_F(CompareTest, CliWrongSchemaExitsTwo) {
+  require_binary();
+  const std::string base = write_csv("base.csv", baseline_rows());
+  // A row of another schema version.
+  Record other = baseline_rows()[0];
+  other.schema = "rmsnorm-bench/2";
+  const RunResult row_schema = run_bench({"compare", base, write_csv("v2.csv", {other})});
+  EXPECT_EQ(row_schema.status, 2) << row_schema.output;
+  EXPECT_TRUE(contains(row_schema.output, "schema")) << row_schema.output;
+  EXPECT_TRUE(contains(row_schema.output, "rmsnorm-bench/2")) << row_schema.output;
+  // A header that is not ours.
+  const std::string foreign = write_file("foreign.csv", "name,value\nx,1\n");
+  const RunResult header = run_bench({"compare", foreign, base});
+  EXPECT_EQ(header.status, 2) << header.output;
+  EXPECT_TRUE(contains(header.output, foreign)) << header.output;
+}
+
+TEST_F(CompareTest, CliDifferentGpuExitsTwoUnlessIgnored) {
+  require_binary();
+  std::vector<Record> cur = baseline_rows();
+  for (Record& r : cur) r.gpu = "NVIDIA H100 80GB HBM3";
+  const std::string base = write_csv("base.csv", baseline_rows());
+  const std::string current = write_csv("cur.csv", cur);
+  const RunResult r = run_bench({"compare", base, current});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "NVIDIA H200")) << r.output;
+  EXPECT_TRUE(contains(r.output, "NVIDIA H100 80GB HBM3")) << r.output;
+  const RunResult ignored = run_bench({"compare", base, current, "--ignore-gpu"});
+  EXPECT_EQ(ignored.status, 0) << ignored.output;
+  EXPECT_TRUE(contains(ignored.output, "4 unchanged")) << ignored.output;
+}
+
+TEST_F(CompareTest, CliDuplicateKeyExitsTwoNamingTheFile) {
+  require_binary();
+  std::vector<Record> cur = baseline_rows();
+  cur.push_back(cur[1]);
+  const std::string current = write_csv("cur.csv", cur);
+  const RunResult r = run_bench({"compare", write_csv("base.csv", baseline_rows()), current});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, current)) << r.output;
+  EXPECT_TRUE(contains(r.output, case_label(cur[1]))) << r.output;
+}
+
+TEST_F(CompareTest, CliBadOptionsExitTwo) {
+  require_binary();
+  const std::string base = write_csv("base.csv", baseline_rows());
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"compare", base},
+                                             {"compare", base, path("nope.csv")},
+                                             {"compare", base, base, "--max-slowdown", "-1"},
+                                             {"compare", base, base, "--max-slowdown", "nan"},
+                                             {"compare", base, base, "--max-slowdown", "2000"},
+                                             {"compare", base, base, "--max-slowdown", "fast"}}) {
+    const RunResult r = run_bench(args);
+    EXPECT_EQ(r.status, 2) << args.back() << "\n" << r.output;
+  }
+  const RunResult missing = run_bench({"compare", base, path("nope.csv")});
+  EXPECT_TRUE(contains(missing.output, "nope.csv")) << missing.output;
+  const RunResult slowdown = run_bench({"compare", base, base, "--max-slowdown", "nan"});
+  EXPECT_TRUE(contains(slowdown.output, "--max-slowdown")) << slowdown.output;
+}
+
+TEST_F(CompareTest, UnreadableInputsExitTwoWithoutTheParser) {
+  // run_compare directly, skipping CLI11's ExistingFile: the reader itself must refuse.
+  CompareCmdOptions o;
+  o.baseline = write_csv("base.csv", baseline_rows());
+  o.current = path("does-not-exist.csv");
+  EXPECT_EQ(run_compare(o), 2);
+  o.current = dir_.string();  // a directory
+  EXPECT_EQ(run_compare(o), 2);
+  o.current = write_file("empty.csv", "");
+  EXPECT_EQ(run_compare(o), 2);
+  o.current = o.baseline;
+  EXPECT_EQ(run_compare(o), 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Truncated and garbled inputs: always 0, 1 or 2, never a signal; 2 unless still valid.
+
+// The exit code compare must give, computed in-process with the library.
+int expected_exit(const std::string& base_text, const std::string& cur_text) {
+  std::vector<Record> base, cur;
+  try {
+    base = read_csv_text("base", base_text);
+    cur = read_csv_text("cur", cur_text);
+  } catch (const CsvError&) {
+    return 2;
+  }
+  try {
+    return compare_records(base, cur, {}).failed() ? 1 : 0;
+  } catch (const CompareError&) {
+    return 2;
+  }
+}
+
+TEST_F(CompareTest, TruncatedAndGarbledInputsNeverCrash) {
+  require_binary();
+  std::vector<Record> rows = baseline_rows();
+  rows.push_back(row("auto", 4096, 4000, 0.5, Status::fail));
+  rows.back().dist = "outlier";
+  rows.back().reason = "NaN where reference is finite, \"quoted\"";
+  Record skip = row("warp-row", 65536, 0, 0, Status::skip);
+  skip.reason = "H > 2048";
+  skip.median_us.reset();
+  skip.gbps.reset();
+  skip.noise_pct.reset();
+  rows.push_back(skip);
+  const std::string base_path = write_csv("base.csv", rows);
+  const std::string valid = read_file(base_path);
+  ASSERT_GT(valid.size(), 200u);
+
+  std::mt19937 rng(20261129);
+  std::vector<std::pair<std::string, std::string>> cases;  // (what, text)
+  std::uniform_int_distribution<std::size_t> offset(0, valid.size() - 1);
+  for (int i = 0; i < 40; ++i) {
+    const std::size_t cut = offset(rng);
+    cases.emplace_back("cut at byte " + std::to_string(cut), valid.substr(0, cut));
+  }
+  const char kSpecials[] = ",\"\n\r\0x9.-e";  // the NUL included
+  const std::string specials(kSpecials, sizeof kSpecials - 1);
+  for (int i = 0; i < 60; ++i) {
+    std::string text = valid;
+    const int flips = 1 + static_cast<int>(rng() % 3);
+    std::string what = "flipped";
+    for (int f = 0; f < flips; ++f) {
+      const std::size_t at = offset(rng);
+      // Half random bytes, half the characters that matter to a CSV reader.
+      const char c = (rng() % 2) ? static_cast<char>(rng() % 256) : specials[rng() % specials.size()];
+      text[at] = c;
+      what += " @" + std::to_string(at) + "=" + std::to_string(static_cast<unsigned char>(c));
+    }
+    cases.emplace_back(what, text);
+  }
+
+  int still_valid = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& [what, text] = cases[i];
+    const std::string garbled = write_file("garbled" + std::to_string(i) + ".csv", text);
+    // Garbled as CURRENT, and every fourth case as BASELINE too.
+    std::vector<std::pair<std::vector<std::string>, int>> runs = {
+        {{"compare", base_path, garbled}, expected_exit(valid, text)}};
+    if (i % 4 == 0) runs.push_back({{"compare", garbled, base_path}, expected_exit(text, valid)});
+    for (const auto& [args, expected] : runs) {
+      const RunResult r = run_bench(args);
+      EXPECT_EQ(r.signal, 0) << what << ": killed by signal " << r.signal << "\n" << r.output;
+      EXPECT_TRUE(r.status == 0 || r.status == 1 || r.status == 2) << what << ": exit " << r.status << "\n"
+                                                                   << r.output;
+      EXPECT_EQ(r.status, expected) << what << " (" << args[1] << " vs " << args[2] << ")\n" << r.output;
+      if (expected != 2) ++still_valid;
+    }
+  }
+  std::printf("[          ] %d of %zu garbled runs were still valid input\n", still_valid,
+              cases.size() + (cases.size() + 3) / 4);
+  // Most damage must be caught; a few cuts and flips leave a valid file (e.g. a shorter number).
+  EXPECT_LT(still_valid, static_cast<int>(cases.size()) / 2);
+}
+
+// ---------------------------------------------------------------------------------------
+// merge
+
+TEST(MergeRecords, DisjointInputsConcatenateInOrder) {
+  const std::vector<Record> all = baseline_rows();
+  const std::vector<Record> a(all.begin(), all.begin() + 2), b(all.begin() + 2, all.end());
+  const std::vector<Record> merged = merge_records({{"a.csv", a}, {"b.csv", b}});
+  ASSERT_EQ(merged.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(csv_row(merged[i]), csv_row(all[i])) << i;
+}
+
+TEST(MergeRecords, IdenticalDuplicatesCollapse) {
+  const std::vector<Record> all = baseline_rows();
+  const std::vector<Record> merged = merge_records({{"a.csv", all}, {"b.csv", {all[1], all[3]}}});
+  ASSERT_EQ(merged.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(csv_row(merged[i]), csv_row(all[i])) << i;
+}
+
+TEST(MergeRecords, ConflictNamesTheCaseBothFilesAndTheColumn) {
+  const std::vector<Record> all = baseline_rows();
+  Record other = all[1];
+  other.gbps = 3123.5;
+  try {
+    merge_records({{"shard0.csv", all}, {"shard1.csv", {other}}});
+    FAIL() << "no MergeError";
+  } catch (const MergeError& e) {
+    const std::string m = e.what();
+    EXPECT_TRUE(contains(m, case_label(other))) << m;
+    EXPECT_TRUE(contains(m, "shard0.csv")) << m;
+    EXPECT_TRUE(contains(m, "shard1.csv")) << m;
+    EXPECT_TRUE(contains(m, "gbps '3000' vs '3123.5'")) << m;
+  }
+  // Within one input, too; and a column outside the key (here gpu) counts.
+  Record elsewhere = all[0];
+  elsewhere.gpu = "NVIDIA H100";
+  EXPECT_THROW(merge_records({{"one.csv", {all[0], elsewhere}}}), MergeError);
+}
+
+TEST_F(MergeTest, CliMergesAndReadsBack) {
+  require_binary();
+  const std::vector<Record> all = baseline_rows();
+  const std::string a = write_csv("a.csv", {all[0], all[1]});
+  const std::string b = write_csv("b.csv", {all[2], all[3], all[1]});  // all[1] repeated
+  const std::string out = path("all.csv");
+  const RunResult r = run_bench({"merge", a, b, "-o", out});
+  EXPECT_EQ(r.status, 0) << r.output;
+  const std::vector<Record> merged = read_csv(out);
+  ASSERT_EQ(merged.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(csv_row(merged[i]), csv_row(all[i])) << i;
+  EXPECT_FALSE(fs::exists(out + ".tmp." + std::to_string(::getpid())));
+}
+
+TEST_F(MergeTest, CliConflictExitsTwoNamingTheCase) {
+  require_binary();
+  const std::vector<Record> all = baseline_rows();
+  Record other = all[2];
+  other.gbps = 2000;
+  const std::string a = write_csv("a.csv", all);
+  const std::string b = write_csv("b.csv", {other});
+  const std::string out = path("all.csv");
+  const RunResult r = run_bench({"merge", a, b, "-o", out});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, case_label(other))) << r.output;
+  EXPECT_TRUE(contains(r.output, a)) << r.output;
+  EXPECT_TRUE(contains(r.output, b)) << r.output;
+  EXPECT_FALSE(fs::exists(out)) << "a failed merge left " << out;
+}
+
+TEST_F(MergeTest, CliTruncatedInputExitsTwoNamingTheFile) {
+  require_binary();
+  const std::string a = write_csv("a.csv", baseline_rows());
+  const std::string full = read_file(a);
+  const std::string cut = write_file("cut.csv", full.substr(0, full.size() - 40));
+  const RunResult r = run_bench({"merge", a, cut, "-o", path("all.csv")});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, cut + ":5")) << r.output;
+  EXPECT_FALSE(fs::exists(path("all.csv")));
+}
+
+TEST_F(MergeTest, CliNeedsOutputAndInputs) {
+  require_binary();
+  const std::string a = write_csv("a.csv", baseline_rows());
+  EXPECT_EQ(run_bench({"merge", a}).status, 2);
+  EXPECT_EQ(run_bench({"merge", "-o", path("all.csv")}).status, 2);
+  EXPECT_EQ(run_bench({"merge", path("nope.csv"), "-o", path("all.csv")}).status, 2);
+}
+
+}  // namespace
+}  // namespace rb
