@@ -70,6 +70,18 @@ std::vector<std::int64_t> parse_int_list(const std::string& list, std::int64_t m
   return out;
 }
 
+ShardSpec parse_shard(const std::string& s) {
+  const auto slash = s.find('/');
+  if (slash == std::string::npos) throw std::invalid_argument("'" + s + "' must be I/N (e.g. 0/4)");
+  ShardSpec sh;
+  sh.index = static_cast<int>(parse_int(s.substr(0, slash), 0));
+  sh.count = static_cast<int>(parse_int(s.substr(slash + 1), 1));
+  if (sh.count > 100000) throw std::invalid_argument("'" + s + "': at most 100000 shards");
+  if (sh.index >= sh.count)
+    throw std::invalid_argument("'" + s + "': shard index must be below the shard count (0-based)");
+  return sh;
+}
+
 double parse_positive_double(const std::string& s) {
   errno = 0;
   char* end = nullptr;

@@ -15,6 +15,13 @@ std::vector<std::int64_t> parse_int_item(const std::string& item, std::int64_t m
 // Expands a whole list (items separated by commas), keeping order and dropping repeats.
 std::vector<std::int64_t> parse_int_list(const std::string& list, std::int64_t min_value);
 
+// "I/N" with 0 <= I < N: a shard of a sweep. Throws std::invalid_argument.
+struct ShardSpec {
+  int index = 0;
+  int count = 1;
+};
+ShardSpec parse_shard(const std::string& s);
+
 // A finite double > 0 ("1e-5"). Throws std::invalid_argument.
 double parse_positive_double(const std::string& s);
 

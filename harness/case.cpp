@@ -67,6 +67,16 @@ std::vector<Case> expand(const Sweep& s) {
   return out;
 }
 
+std::vector<Case> take_shard(const std::vector<Case>& cases, int index, int count) {
+  std::vector<Case> out;
+  std::int64_t group = -1;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (i == 0 || !cases[i].same_data(cases[i - 1])) ++group;
+    if (group % count == index) out.push_back(cases[i]);
+  }
+  return out;
+}
+
 std::vector<std::string> default_kernels() {
   std::vector<std::string> v;
   for (const KernelInfo& k : kernel_registry())

@@ -69,6 +69,12 @@ struct Sweep {
 // once.
 std::vector<Case> expand(const Sweep& s);
 
+// Shard `index` of `count` (0 <= index < count): the cases of every count-th data group
+// (a run of adjacent cases sharing inputs), starting at group `index`. The shards of one
+// case list are disjoint and together hold every case once, each shard keeps the list's
+// order, and cases sharing inputs stay in one shard (so each shard generates them once).
+std::vector<Case> take_shard(const std::vector<Case>& cases, int index, int count);
+
 // Kernels run when none is named: every non-mutant kernel, auto included.
 std::vector<std::string> default_kernels();
 

@@ -1,0 +1,21 @@
+// Child processes of the CLI: the --devices workers and the plotting script.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace rb {
+
+// Starts `path` with argv `args` (args[0] is the program name) and the current environment.
+// Returns the child's pid, or -1 when it cannot be started.
+pid_t spawn_process(const std::string& path, const std::vector<std::string>& args);
+
+// Waits for a child; its exit code, or 128 + signal when a signal ended it.
+int wait_process(pid_t pid);
+
+// The directory holding this executable (from /proc/self/exe).
+std::string executable_dir();
+
+}  // namespace rb
