@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -11,13 +13,16 @@
 #include <stdexcept>
 
 #include "app/lists.h"
+#include "app/process.h"
 #include "harness/case.h"
 #include "harness/cuda_check.h"
 #include "harness/device.h"
 #include "harness/runner.h"
 #include "kernels/registry.h"
+#include "reports/csv_reader.h"
 #include "reports/csv_writer.h"
 #include "reports/markdown.h"
+#include "reports/merge.h"
 #include "reports/terminal.h"
 
 namespace rb {
@@ -102,6 +107,121 @@ bool any_failed(const std::vector<Record>& recs) {
   return false;
 }
 
+// --plots: runs scripts/plot.py (found beside the source tree the binary was built in, or
+// at $RB_PLOT_SCRIPT) on the CSV into PLOTS next to the report; returns the plots made,
+// relative to the report, for it to link.
+std::vector<std::string> make_plots(const std::string& csv_path, const std::string& md_path,
+                                    const std::vector<Record>& records, bool quiet) {
+  namespace fs = std::filesystem;
+  const char* env = std::getenv("RB_PLOT_SCRIPT");
+  std::string script = env ? env : (fs::path(executable_dir()) / ".." / "scripts" / "plot.py").string();
+  if (!env && !fs::exists(script)) script = (fs::path(RB_SOURCE_DIR_STR) / "scripts" / "plot.py").string();
+  const fs::path plots_dir = fs::path(md_path).parent_path() / "plots";
+  const pid_t pid = spawn_process("/usr/bin/python3", {"python3", script, csv_path, "-o", plots_dir.string()});
+  const int rc = pid < 0 ? -1 : wait_process(pid);
+  if (rc != 0) {
+    std::cerr << "rmsnorm-bench: --plots: " << script << " failed (exit " << rc
+              << "); the report has no plots (needs /usr/bin/python3 with matplotlib)\n";
+    return {};
+  }
+  std::vector<std::string> out;
+  for (const Record& r : records) {
+    const std::string rel = (fs::path("plots") / plot_file_name(r)).string();
+    if (fs::exists(fs::path(md_path).parent_path() / rel) && std::find(out.begin(), out.end(), rel) == out.end())
+      out.push_back(rel);
+  }
+  if (!quiet) std::cerr << "plots: " << out.size() << " in " << plots_dir.string() << "\n";
+  return out;
+}
+
+bool takes_value(const std::string& a) {
+  for (const char* opt : {"--devices", "--device", "--out", "--csv", "--md", "--shard"})
+    if (a == opt) return true;
+  return false;
+}
+
+bool dropped_for_workers(const std::string& a) {
+  if (takes_value(a) || a == "--quiet" || a == "--plots") return true;
+  for (const char* opt : {"--devices=", "--device=", "--out=", "--csv=", "--md=", "--shard="})
+    if (a.rfind(opt, 0) == 0) return true;
+  return false;
+}
+
+// Severity order of exit codes, for combining workers: a CUDA error outranks no device,
+// which outranks bad input, which outranks a failed case.
+int worse_exit(int a, int b) {
+  auto rank = [](int c) { return c == 4 ? 4 : c == 3 ? 3 : c == 2 ? 2 : c == 1 ? 1 : 0; };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+// --devices: one worker process per device, each running shard k/N of the same sweep into
+// OUT/shards/k, then one merged CSV and report. Workers are this binary again, with the
+// same options less the ones the parent sets for them.
+int run_on_devices(const BenchOptions& o) {
+  namespace fs = std::filesystem;
+  const std::string csv_path = o.csv.empty() ? (fs::path(o.out_dir) / "results.csv").string() : o.csv;
+  const std::string md_path = o.md.empty() ? (fs::path(o.out_dir) / "report.md").string() : o.md;
+  const int n = static_cast<int>(o.devices.size());
+  std::vector<std::string> base;
+  for (std::size_t i = 0; i < o.args.size(); ++i) {
+    if (dropped_for_workers(o.args[i])) {
+      if (takes_value(o.args[i])) ++i;
+      continue;
+    }
+    base.push_back(o.args[i]);
+  }
+  std::vector<pid_t> pids;
+  std::vector<std::string> shard_csvs;
+  for (int k = 0; k < n; ++k) {
+    const std::string dir = (fs::path(o.out_dir) / "shards" / std::to_string(k)).string();
+    std::vector<std::string> args{"rmsnorm-bench"};
+    args.insert(args.end(), base.begin(), base.end());
+    for (const std::string& a : {std::string("--device"), std::to_string(o.devices[static_cast<std::size_t>(k)]),
+                                 std::string("--shard"), fmt::format("{}/{}", k, n), std::string("--out"), dir,
+                                 std::string("--quiet")})
+      args.push_back(a);
+    const pid_t pid = spawn_process("/proc/self/exe", args);
+    if (pid < 0) {
+      std::cerr << "rmsnorm-bench: --devices: cannot start a worker process\n";
+      return 4;
+    }
+    pids.push_back(pid);
+    shard_csvs.push_back((fs::path(dir) / "results.csv").string());
+    if (!o.quiet) std::cerr << fmt::format("worker {} on device {}: shard {}/{} -> {}\n", pid, o.devices[static_cast<std::size_t>(k)], k, n, dir);
+  }
+  int code = 0;
+  for (pid_t pid : pids) {
+    const int rc = wait_process(pid);
+    code = worse_exit(code, rc > 4 ? 4 : rc);  // a worker killed by a signal counts as aborted
+  }
+  std::vector<Record> merged;
+  try {
+    std::vector<std::pair<std::string, std::vector<Record>>> parts;
+    for (const std::string& f : shard_csvs)
+      if (fs::exists(f)) parts.emplace_back(f, read_csv(f));
+    merged = merge_records(parts);
+    const fs::path parent = fs::path(csv_path).parent_path();
+    if (!parent.empty()) fs::create_directories(parent);
+    CsvWriter csv(csv_path);
+    for (const Record& r : merged) csv.write(r);
+    RunContext ctx;
+    ctx.gpu = merged.empty() ? "" : merged.front().gpu;
+    ctx.cc = merged.empty() ? "" : merged.front().cc;
+    ctx.tool_version = RB_VERSION;
+    ctx.commit = RB_COMMIT;
+    ctx.command_line = o.command_line;
+    ctx.started_at = now_utc();
+    if (o.plots) ctx.plots = make_plots(csv_path, md_path, merged, o.quiet);
+    write_markdown_atomic(md_path, markdown_report(ctx, merged));
+  } catch (const std::exception& e) {
+    std::cerr << "rmsnorm-bench: --devices: merging the workers' CSVs: " << e.what() << "\n";
+    return worse_exit(code, 2);
+  }
+  std::cout << summary_table(merged);
+  std::cout << "reports: " << csv_path << ", " << md_path << " (merged from " << n << " worker(s))\n";
+  return worse_exit(code, any_failed(merged) ? 1 : 0);
+}
+
 }  // namespace
 
 void setup_bench(CLI::App& app, BenchOptions& o) {
@@ -138,11 +258,29 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
   app.add_option("--md", o.md, "Markdown report path (default: OUT/report.md)");
   app.add_option("--device", o.device, "CUDA device index")->check(CLI::NonNegativeNumber);
   app.add_flag("--quiet", o.quiet, "Only the summary table");
+  app.add_flag("--plots", o.plots, "Also draw PNG plots with scripts/plot.py (python3-matplotlib) and link them");
+  app.add_option("--flush", o.flush,
+                 "L2 flush before each cold sample: read (default; leaves clean lines) or write "
+                 "(memset, as nvbench/do_bench; the kernel then pays the flush's write-backs)")
+      ->check(CLI::IsMember({"read", "write"}));
+  app.add_option("--shard", o.shard, "Run part I of N of the case list (0-based I), e.g. 0/4")
+      ->check(parses_as("I/N", [](const std::string& s) { parse_shard(s); }));
+  app.add_option("--devices", o.devices,
+                 "Run one worker per listed GPU (each a shard of the sweep) and merge their CSVs")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber)
+      ->excludes("--shard")
+      ->excludes("--device");
 }
 
 int run_bench(const BenchOptions& o) {
+  if (!o.devices.empty()) return run_on_devices(o);
   const Sweep sweep = build_sweep(o);
-  const std::vector<Case> cases = expand(sweep);
+  std::vector<Case> cases = expand(sweep);
+  if (!o.shard.empty()) {
+    const ShardSpec sh = parse_shard(o.shard);
+    cases = take_shard(cases, sh.index, sh.count);
+  }
 
   DeviceInfo dev;
   try {
@@ -176,6 +314,7 @@ int run_bench(const BenchOptions& o) {
   cfg.timing.min_samples = o.min_samples;
   cfg.timing.max_noise_pct = o.max_noise;
   cfg.timing.max_time_s = o.max_time;
+  cfg.timing.flush = o.flush == "write" ? FlushMode::write : FlushMode::read;
 
   RunContext ctx;
   ctx.gpu = dev.name;
@@ -199,7 +338,8 @@ int run_bench(const BenchOptions& o) {
                                dev.name, dev.cc, dev.sms, cases.size());
     if (cfg.time) {
       ctx.copy_gbps = runner.copy_ceiling().gbps;
-      if (!o.quiet) std::cerr << fmt::format("copy ceiling: {:.0f} GB/s (read + write)\n", ctx.copy_gbps);
+      if (!o.quiet)
+        std::cerr << fmt::format("copy ceiling: {:.0f} GB/s (read + write; L2 flush: {})\n", ctx.copy_gbps, o.flush);
     }
     runner.run(cases, [&](const Record& r) {
       csv->write(r);
@@ -218,6 +358,11 @@ int run_bench(const BenchOptions& o) {
     code = 4;
   }
 
+  ctx.timing_note = fmt::format(
+      "cold samples, L2 flushed by a {} of 2x L2 before each; >= {} samples, stop below {}% noise or after {} s "
+      "per case; CUDA-graph replay for M <= 256",
+      o.flush == "write" ? "memset" : "read", o.min_samples, o.max_noise, o.max_time);
+  if (o.plots) ctx.plots = make_plots(csv_path, md_path, records, o.quiet);
   try {
     write_markdown_atomic(md_path, markdown_report(ctx, records));
   } catch (const std::exception& e) {

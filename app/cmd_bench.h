@@ -21,7 +21,12 @@ struct BenchOptions {
   std::string csv, md;
   int device = 0;
   bool quiet = false;
+  bool plots = false;
+  std::string flush = "read";   // read | write (harness/timing.h)
+  std::string shard;            // "I/N", empty = the whole sweep
+  std::vector<int> devices;     // one worker process per device, merged
   std::string command_line;
+  std::vector<std::string> args;  // argv[1..], for the --devices workers
 };
 
 // Adds the sweep options to `app` (the top-level app: the sweep is the default action).

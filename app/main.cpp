@@ -5,7 +5,9 @@
 #include <rb_version.h>
 
 #include "app/cmd_bench.h"
+#include "app/cmd_compare.h"
 #include "app/cmd_list.h"
+#include "app/cmd_merge.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rmsnorm-bench: validate and benchmark GPU RMSNorm kernels against an fp64 reference.\n"
@@ -15,7 +17,12 @@ int main(int argc, char** argv) {
   rb::setup_bench(app, bench);
   rb::ListOptions list;
   CLI::App* list_cmd = rb::setup_list(app, list);
+  rb::CompareCmdOptions compare;
+  CLI::App* compare_cmd = rb::setup_compare(app, compare);
+  rb::MergeOptions merge;
+  CLI::App* merge_cmd = rb::setup_merge(app, merge);
   for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 1; i < argc; ++i) bench.args.emplace_back(argv[i]);
 
   try {
     app.parse(argc, argv);
@@ -25,6 +32,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (list_cmd->parsed()) return rb::run_list(list);
+    if (compare_cmd->parsed()) return rb::run_compare(compare);
+    if (merge_cmd->parsed()) return rb::run_merge(merge);
     return rb::run_bench(bench);
   } catch (const std::invalid_argument& e) {
     std::cerr << "rmsnorm-bench: " << e.what() << "\n";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -74,8 +75,10 @@ void context_section(std::string& out, const RunContext& ctx, const std::vector<
   for (const Record& r : records) {
     if (copy <= 0 && r.copy_gbps) copy = *r.copy_gbps;
   }
-  out += fmt::format("- Copy ceiling: {} (device-to-device copy, bytes read + written)\n\n",
+  out += fmt::format("- Copy ceiling: {} (device-to-device copy, bytes read + written)\n",
                      copy > 0 ? fmt::format("{:.0f} GB/s", copy) : kNone);
+  if (!ctx.timing_note.empty()) out += fmt::format("- Timing: {}\n", ctx.timing_note);
+  out += "\n";
 
   std::array<std::size_t, 4> counts{};
   for (const Record& r : records) ++counts[static_cast<std::size_t>(r.status)];
@@ -178,6 +181,12 @@ void bandwidth_section(std::string& out, const std::vector<Record>& records) {
   }
 }
 
+void plots_section(std::string& out, const RunContext& ctx) {
+  if (ctx.plots.empty()) return;
+  out += "## Plots\n\n";
+  for (const std::string& p : ctx.plots) out += fmt::format("![{}]({})\n\n", p, p);
+}
+
 void skips_section(std::string& out, const std::vector<Record>& records) {
   out += "## Skips\n\n";
   std::vector<std::pair<std::string, std::string>> order;
@@ -204,8 +213,17 @@ std::string markdown_report(const RunContext& ctx, const std::vector<Record>& re
   context_section(out, ctx, records);
   failures_section(out, records);
   bandwidth_section(out, records);
+  plots_section(out, ctx);
   skips_section(out, records);
   return out;
+}
+
+std::string plot_file_name(const Record& r) {
+  std::string s = fmt::format("{}_{}_{}_M{}", r.op, r.dtype, r.wdtype, r.M);
+  if (!r.rdtype.empty()) s += "_r" + r.rdtype;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '-';
+  return s + ".png";
 }
 
 void write_markdown_atomic(const std::string& path, const std::string& text) {

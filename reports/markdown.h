@@ -15,7 +15,13 @@ struct RunContext {
   double copy_gbps = 0;  // measured copy ceiling (read + write); 0 = not measured
   std::int64_t sms = 0;  // 0 = unknown
   double l2_mb = 0;      // 0 = unknown
+  std::string timing_note;         // how cold samples were taken (L2 flush mode)
+  std::vector<std::string> plots;  // image paths relative to the report, linked when present
 };
+
+// The plot file a (op, dtype, wdtype, M) panel set gets from scripts/plot.py, e.g.
+// "fwd_bf16_bf16_M16384.png" (rdtype appended after an 'r' when set).
+std::string plot_file_name(const Record& r);
 
 std::string markdown_report(const RunContext& ctx, const std::vector<Record>& records);
 
