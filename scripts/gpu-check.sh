@@ -9,11 +9,14 @@
 # the GPU machine), building first only when the binaries are missing.
 # SANITIZER_TIMEOUT (seconds, default 420) bounds the memcheck pass, STEP_TIMEOUT (300) each
 # other step; a step cut short is reported as such in the summary (rc 124), never as clean.
+# SANITIZER_FILTER (a gtest filter, default: all GPU tests) narrows the memcheck pass when
+# device time is short; the summary names the filter used.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/gpu-check.sh OUTDIR}
 BUILD=${BUILD_DIR:-build}
 SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-420}
+SANITIZER_FILTER=${SANITIZER_FILTER:-*}
 STEP_TIMEOUT=${STEP_TIMEOUT:-300}  # bounds each of the other steps
 mkdir -p "$OUT"
 BIN=$BUILD/rmsnorm-bench
@@ -65,8 +68,39 @@ RB_SKIP_BUILD=1 BUILD_DIR="$BUILD" timeout "$STEP_TIMEOUT" scripts/run.sh --H 40
 quick_rc=$?
 echo "[$(stamp)] quick start rc=$quick_rc"
 
+# Scale-out: the same small sweep whole and as 2 shards merged must compare clean; the gate
+# must pass against a fresh baseline and fail against one whose bandwidth is raised by 20%.
+echo "[$(stamp)] scale-out: shards, merge, compare, ci-gate"
+SO=(--H 4096,8192 --M 16384 --dtype bf16 --eps 1e-5 --quiet)
+{
+  "$BIN" "${SO[@]}" --out "$OUT/so/whole" >/dev/null
+  "$BIN" "${SO[@]}" --shard 0/2 --out "$OUT/so/shard0" >/dev/null
+  "$BIN" "${SO[@]}" --shard 1/2 --out "$OUT/so/shard1" >/dev/null
+  "$BIN" merge "$OUT/so/shard0/results.csv" "$OUT/so/shard1/results.csv" -o "$OUT/so/merged.csv"
+  "$BIN" compare "$OUT/so/whole/results.csv" "$OUT/so/merged.csv" --md "$OUT/so/compare.md"
+  echo "compare whole vs 2 shards merged: rc=$?"
+  RB_SKIP_BUILD=1 BUILD_DIR="$BUILD" scripts/ci-gate.sh --baseline "$OUT/so/whole/results.csv" --out "$OUT/so/gate-fresh" -- "${SO[@]}"
+  echo "ci-gate against a fresh baseline: rc=$?"
+  python3 - "$OUT/so/whole/results.csv" "$OUT/so/raised.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+g = rows[0].index("gbps")
+for r in rows[1:]:
+    if r[g]:
+        r[g] = repr(float(r[g]) * 1.2)
+csv.writer(open(sys.argv[2], "w", newline=""), lineterminator="\n").writerows(rows)
+PY
+  RB_SKIP_BUILD=1 BUILD_DIR="$BUILD" scripts/ci-gate.sh --baseline "$OUT/so/raised.csv" --out "$OUT/so/gate-raised" -- "${SO[@]}"
+  echo "ci-gate against the baseline raised by 20%: rc=$?"
+} >"$OUT/scaleout.log" 2>&1
+so_compare=$(sed -n 's/^compare whole vs 2 shards merged: rc=//p' "$OUT/scaleout.log")
+so_fresh=$(sed -n 's/^ci-gate against a fresh baseline: rc=//p' "$OUT/scaleout.log")
+so_raised=$(sed -n 's/^ci-gate against the baseline raised by 20%: rc=//p' "$OUT/scaleout.log")
+echo "[$(stamp)] scale-out: shards-vs-whole compare rc=$so_compare, gate fresh rc=$so_fresh, gate raised rc=$so_raised"
+
 echo "[$(stamp)] compute-sanitizer memcheck (timeout ${SANITIZER_TIMEOUT}s)"
 timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool memcheck --print-limit 20 "$GPU_TESTS" \
+  --gtest_filter="$SANITIZER_FILTER" \
   >"$OUT/sanitizer.log" 2>&1
 san_rc=$?
 san_errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$OUT/sanitizer.log" | tail -n 1)
@@ -81,10 +115,12 @@ echo "[$(stamp)] sanitizer $san_state errors=${san_errors:-none reported} tests 
   echo "gpu_tests: rc=$gpu_rc passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0}"
   echo "mutants_caught=$mutants_caught/$mutants_total"
   echo "cpu_tests: rc=$cpu_rc passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
-  echo "sanitizer: memcheck $san_state, errors=${san_errors:-unknown}, gpu tests passed under it=${san_pass:-0}"
+  echo "sanitizer: memcheck over gtest filter '$SANITIZER_FILTER' $san_state, errors=${san_errors:-unknown}, gpu tests passed under it=${san_pass:-0}"
   echo "sweep: rc=$sweep_rc, $(grep -E '^[0-9]+ pass' "$OUT/sweep.log" | tail -n 1)"
   echo "quick start (scripts/run.sh --H 4096 --dtype bf16): rc=$quick_rc, $(grep -E '^[0-9]+ pass' "$OUT/h4096.log" | tail -n 1)"
+  echo "scale-out (bf16 M=16384 H=4096,8192): whole vs 2 shards merged compare rc=$so_compare (0 = clean); ci-gate fresh baseline rc=$so_fresh (want 0), +20% baseline rc=$so_raised (want 1)"
   echo "headline (auto fwd bf16 M=16384): $headline"
 } >"$OUT/summary.txt"
 cat "$OUT/summary.txt"
-[ "$gpu_rc" -eq 0 ] && [ "$cpu_rc" -eq 0 ] && [ "$sweep_rc" -eq 0 ] && [ "$quick_rc" -eq 0 ] && [ "${san_errors:-1}" = "0" ] && [ "$san_rc" -ne 124 ]
+[ "$gpu_rc" -eq 0 ] && [ "$cpu_rc" -eq 0 ] && [ "$sweep_rc" -eq 0 ] && [ "$quick_rc" -eq 0 ] &&
+  [ "$so_compare" = 0 ] && [ "$so_fresh" = 0 ] && [ "$so_raised" = 1 ] && [ "${san_errors:-1}" = "0" ] && [ "$san_rc" -ne 124 ]

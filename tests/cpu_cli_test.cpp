@@ -114,7 +114,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"dist_unknown", {"--dist", "uniform"}, {"--dist", "uniform"}},
                       BadInput{"layout_unknown", {"--layout", "weird"}, {"--layout", "weird"}},
                       BadInput{"min_samples_zero", {"--min-samples", "0"}, {"--min-samples"}},
-                      BadInput{"unknown_option", {"--frobnicate"}, {"--frobnicate"}}),
+                      BadInput{"unknown_option", {"--frobnicate"}, {"--frobnicate"}},
+                      BadInput{"shard_index_too_big", {"--shard", "2/2"}, {"--shard", "2/2"}},
+                      BadInput{"shard_not_a_fraction", {"--shard", "x"}, {"--shard", "I/N"}},
+                      BadInput{"devices_with_shard", {"--devices", "0", "--shard", "0/2"}, {"--devices", "--shard"}},
+                      BadInput{"flush_unknown", {"--flush", "sideways"}, {"--flush", "read,write"}}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
 
 // ---------------------------------------------------------------------------------------
