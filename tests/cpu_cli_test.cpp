@@ -14,47 +14,16 @@
 #include <vector>
 
 #include "harness/device.h"
+#include "tests/run_bench.h"
 
 namespace fs = std::filesystem;
 
 namespace rb {
 namespace {
 
-fs::path bench_exe() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  return (self.parent_path() / ".." / "rmsnorm-bench").lexically_normal();
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct RunResult {
-  int status = -1;     // exit status, or -1 when the process did not exit normally
-  std::string output;  // stdout and stderr together
-};
-
-RunResult run_bench(const std::vector<std::string>& args) {
-  std::string cmd = shell_quote(bench_exe().string());
-  for (const std::string& a : args) cmd += " " + shell_quote(a);
-  cmd += " 2>&1";
-  RunResult r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) {
-    r.output = "popen failed";
-    return r;
-  }
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int st = ::pclose(p);
-  if (st != -1 && WIFEXITED(st)) r.status = WEXITSTATUS(st);
-  return r;
-}
+using testing_support::bench_exe;
+using testing_support::run_bench;
+using testing_support::RunResult;
 
 std::string joined(const std::vector<std::string>& args) {
   std::string s;

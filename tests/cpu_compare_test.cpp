@@ -24,6 +24,7 @@
 #include "reports/csv_writer.h"
 #include "reports/merge.h"
 #include "reports/record.h"
+#include "tests/run_bench.h"
 
 namespace fs = std::filesystem;
 
@@ -33,49 +34,9 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Running the binary
 
-fs::path bench_exe() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  return (self.parent_path() / ".." / "rmsnorm-bench").lexically_normal();
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct RunResult {
-  int status = -1;     // exit status, or -1 when the process did not exit normally
-  int signal = 0;      // the signal that ended it, if any
-  std::string output;  // stdout and stderr together
-};
-
-RunResult run_bench(const std::vector<std::string>& args) {
-  // `timeout` turns a hang into exit 124 instead of a stuck test.
-  std::string cmd = "timeout 60 " + shell_quote(bench_exe().string());
-  for (const std::string& a : args) cmd += " " + shell_quote(a);
-  cmd += " 2>&1";
-  RunResult r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) {
-    r.output = "popen failed";
-    return r;
-  }
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int st = ::pclose(p);
-  if (st != -1 && WIFEXITED(st)) {
-    r.status = WEXITSTATUS(st);
-    // The shell reports a child killed by signal N as exit 128 + N.
-    if (r.status > 128 && r.status < 128 + 65) r.signal = r.status - 128;
-  } else if (st != -1 && WIFSIGNALED(st)) {
-    r.signal = WTERMSIG(st);
-  }
-  return r;
-}
+using testing_support::bench_exe;
+using testing_support::run_bench;
+using testing_support::RunResult;
 
 std::string read_file(const std::string& p) {
   std::ifstream in(p, std::ios::binary);
