@@ -65,7 +65,7 @@ void context_section(std::string& out, const RunContext& ctx, const std::vector<
   out += fmt::format("- GPU: {} (cc {}, {} SMs, {} L2)\n", or_none(ctx.gpu), or_none(ctx.cc),
                      ctx.sms > 0 ? fmt::format("{}", ctx.sms) : kNone,
                      ctx.l2_mb > 0 ? fmt::format("{:g} MB", ctx.l2_mb) : kNone);
-  out += fmt::format("- Driver: {}; CUDA runtime: {}\n", or_none(ctx.driver),
+  out += fmt::format("- CUDA driver API: {}; CUDA runtime: {}\n", or_none(ctx.driver),
                      or_none(ctx.cuda_runtime));
   out += fmt::format("- Tool: rmsnorm-bench {} (commit {})\n", or_none(ctx.tool_version),
                      or_none(ctx.commit));
@@ -169,7 +169,10 @@ void bandwidth_section(std::string& out, const std::vector<Record>& records) {
             continue;
           }
           const Record& r = *it->second;
+          // Small launches are timed as CUDA-graph replays too: there the per-launch time
+          // says more than a bandwidth that launch overhead dominates.
           std::string text = gbps_with_pct(*r.gbps, r.pct_of_copy);
+          if (r.graph_us) text += fmt::format("; {:.2f} us/launch in a graph", *r.graph_us);
           // What auto dispatched to at this H is part of the answer.
           if (!r.picked.empty() && r.picked != r.kernel) text += " " + r.picked;
           out += fmt::format(" {} |", cell(text));
