@@ -18,35 +18,18 @@
 #include "reference/generate.h"
 #include "reference/host_dtype.h"
 #include "reference/rmsnorm_ref.h"
+#include "tests/ref_dtypes.h"
 
 namespace rb::ref {
 namespace {
+
+using namespace testing_support;
 
 constexpr std::uint64_t kSeed = 20261129;
 // Independent streams for the other tensors: the residual r, dy (= g, the loss weights) and
 // ds_out (= gs). The same Dist and row with another seed gives unrelated values.
 constexpr std::uint64_t kSeedR = kSeed + 1, kSeedDy = kSeed + 2, kSeedDs = kSeed + 3;
 constexpr double kEps64 = std::numeric_limits<double>::epsilon();
-
-template <class T>
-struct Tag {
-  using type = T;
-};
-
-template <class F>
-void for_each_dtype(F&& f) {
-  f(Tag<float>{});
-  f(Tag<half>{});
-  f(Tag<bfloat16>{});
-}
-
-template <class T>
-std::string dtype_name() {
-  if constexpr (std::is_same_v<T, float>) return "fp32";
-  if constexpr (std::is_same_v<T, half>) return "fp16";
-  if constexpr (std::is_same_v<T, bfloat16>) return "bf16";
-  if constexpr (std::is_same_v<T, double>) return "fp64";
-}
 
 template <class T>
 std::vector<T> rows_of(Dist d, std::uint64_t seed, std::int64_t M, std::int64_t H, std::int64_t stride) {

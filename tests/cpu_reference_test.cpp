@@ -18,35 +18,14 @@
 #include "reference/generate.h"
 #include "reference/host_dtype.h"
 #include "reference/rmsnorm_ref.h"
+#include "tests/ref_dtypes.h"
 
 namespace rb::ref {
 namespace {
 
+using namespace testing_support;
+
 constexpr std::uint64_t kSeed = 20261129;
-
-template <class T>
-struct Tag {
-  using type = T;
-};
-
-template <class F>
-void for_each_dtype(F&& f) {
-  f(Tag<float>{});
-  f(Tag<half>{});
-  f(Tag<bfloat16>{});
-}
-
-template <class F>
-void for_each_dtype_pair(F&& f) {
-  for_each_dtype([&](auto x_tag) { for_each_dtype([&](auto w_tag) { f(x_tag, w_tag); }); });
-}
-
-template <class T>
-std::string dtype_name() {
-  if constexpr (std::is_same_v<T, float>) return "fp32";
-  if constexpr (std::is_same_v<T, half>) return "fp16";
-  if constexpr (std::is_same_v<T, bfloat16>) return "bf16";
-}
 
 template <class T>
 T from_bits(std::uint32_t bits) {
