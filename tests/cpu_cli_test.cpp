@@ -159,5 +159,22 @@ TEST_F(CliTest, NoDeviceExitsThreeNamingTheCudaError) {
   EXPECT_NE(r.output.find("CUDA"), std::string::npos) << r.output;
 }
 
+// --devices: each worker is a process of its own; a worker's exit 3 reaches the parent's exit
+// code, and the parent still writes a (merged, empty) CSV and report.
+TEST_F(CliTest, DevicesPassesWorkersNoDeviceExitThrough) {
+  std::string why;
+  if (cuda_device_available(&why))
+    GTEST_SKIP() << "a CUDA device is usable here, so the no-device exit path cannot be exercised";
+  const fs::path out = fs::path(::testing::TempDir()) / ("rb_cli_devices_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const RunResult r = run_bench({"--devices", "0,1", "--H", "128", "--M", "1", "--dtype", "bf16", "--out", out.string()});
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("shard 0/2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("shard 1/2"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(out / "results.csv")) << r.output;
+  EXPECT_TRUE(fs::exists(out / "report.md")) << r.output;
+  fs::remove_all(out);
+}
+
 }  // namespace
 }  // namespace rb
