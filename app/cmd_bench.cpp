@@ -77,19 +77,19 @@ void override_list(std::vector<T>& dst, const std::vector<std::string>& raw, P p
   for (const std::string& s : raw) dst.push_back(parse(s));
 }
 
+// The same for --H / --M, whose items may each expand to a range.
+void override_sizes(std::vector<std::int64_t>& dst, const std::vector<std::string>& items) {
+  if (items.empty()) return;
+  dst.clear();
+  for (const std::string& item : items)
+    for (std::int64_t v : parse_int_item(item, 1)) dst.push_back(v);
+}
+
 Sweep build_sweep(const BenchOptions& o) {
   Sweep s = o.preset == "validation" ? validation_sweep(default_kernels()) : default_bench_sweep();
   s.seed = o.seed;
-  if (!o.H.empty()) {
-    s.Hs.clear();
-    for (const std::string& item : o.H)
-      for (std::int64_t v : parse_int_item(item, 1)) s.Hs.push_back(v);
-  }
-  if (!o.M.empty()) {
-    s.Ms.clear();
-    for (const std::string& item : o.M)
-      for (std::int64_t v : parse_int_item(item, 1)) s.Ms.push_back(v);
-  }
+  override_sizes(s.Hs, o.H);
+  override_sizes(s.Ms, o.M);
   override_list(s.dtypes, o.dtypes, [](const std::string& n) { return *parse_dtype(n); });
   override_list(s.wdtypes, o.wdtypes, [](const std::string& n) {
     return n == "same" ? WDtypeChoice{} : WDtypeChoice{*parse_dtype(n)};
@@ -134,24 +134,42 @@ std::vector<std::string> make_plots(const std::string& csv_path, const std::stri
   return out;
 }
 
+// Options the --devices parent sets for each worker itself.
+constexpr const char* kWorkerValueOptions[] = {"--devices", "--device", "--out", "--csv", "--md", "--shard"};
+
 bool takes_value(const std::string& a) {
-  for (const char* opt : {"--devices", "--device", "--out", "--csv", "--md", "--shard"})
-    if (a == opt) return true;
-  return false;
+  return std::find(std::begin(kWorkerValueOptions), std::end(kWorkerValueOptions), a) != std::end(kWorkerValueOptions);
 }
 
 bool dropped_for_workers(const std::string& a) {
   if (takes_value(a) || a == "--quiet" || a == "--plots") return true;
-  for (const char* opt : {"--devices=", "--device=", "--out=", "--csv=", "--md=", "--shard="})
-    if (a.rfind(opt, 0) == 0) return true;
+  for (const std::string opt : kWorkerValueOptions)
+    if (a.rfind(opt + "=", 0) == 0) return true;
   return false;
 }
 
-// Severity order of exit codes, for combining workers: a CUDA error outranks no device,
-// which outranks bad input, which outranks a failed case.
-int worse_exit(int a, int b) {
-  auto rank = [](int c) { return c == 4 ? 4 : c == 3 ? 3 : c == 2 ? 2 : c == 1 ? 1 : 0; };
-  return rank(a) >= rank(b) ? a : b;
+// Exit codes are ordered by severity (a CUDA error outranks no device, which outranks bad
+// input, which outranks a failed case), so combining workers is a max.
+int worse_exit(int a, int b) { return std::max(a, b); }
+
+struct ReportPaths {
+  std::string csv, md;
+};
+
+ReportPaths report_paths(const BenchOptions& o) {
+  namespace fs = std::filesystem;
+  return {o.csv.empty() ? (fs::path(o.out_dir) / "results.csv").string() : o.csv,
+          o.md.empty() ? (fs::path(o.out_dir) / "report.md").string() : o.md};
+}
+
+// The report context every run knows without a device.
+RunContext base_context(const BenchOptions& o) {
+  RunContext ctx;
+  ctx.tool_version = RB_VERSION;
+  ctx.commit = RB_COMMIT;
+  ctx.command_line = o.command_line;
+  ctx.started_at = now_utc();
+  return ctx;
 }
 
 // --devices: one worker process per device, each running shard k/N of the same sweep into
@@ -159,8 +177,7 @@ int worse_exit(int a, int b) {
 // same options less the ones the parent sets for them.
 int run_on_devices(const BenchOptions& o) {
   namespace fs = std::filesystem;
-  const std::string csv_path = o.csv.empty() ? (fs::path(o.out_dir) / "results.csv").string() : o.csv;
-  const std::string md_path = o.md.empty() ? (fs::path(o.out_dir) / "report.md").string() : o.md;
+  const auto [csv_path, md_path] = report_paths(o);
   const int n = static_cast<int>(o.devices.size());
   std::vector<std::string> base;
   for (std::size_t i = 0; i < o.args.size(); ++i) {
@@ -204,13 +221,9 @@ int run_on_devices(const BenchOptions& o) {
     if (!parent.empty()) fs::create_directories(parent);
     CsvWriter csv(csv_path);
     for (const Record& r : merged) csv.write(r);
-    RunContext ctx;
+    RunContext ctx = base_context(o);
     ctx.gpu = merged.empty() ? "" : merged.front().gpu;
     ctx.cc = merged.empty() ? "" : merged.front().cc;
-    ctx.tool_version = RB_VERSION;
-    ctx.commit = RB_COMMIT;
-    ctx.command_line = o.command_line;
-    ctx.started_at = now_utc();
     if (o.plots) ctx.plots = make_plots(csv_path, md_path, merged, o.quiet);
     write_markdown_atomic(md_path, markdown_report(ctx, merged));
   } catch (const std::exception& e) {
@@ -294,8 +307,7 @@ int run_bench(const BenchOptions& o) {
   }
 
   namespace fs = std::filesystem;
-  const std::string csv_path = o.csv.empty() ? (fs::path(o.out_dir) / "results.csv").string() : o.csv;
-  const std::string md_path = o.md.empty() ? (fs::path(o.out_dir) / "report.md").string() : o.md;
+  const auto [csv_path, md_path] = report_paths(o);
   std::unique_ptr<CsvWriter> csv;
   try {
     for (const std::string& p : {csv_path, md_path}) {
@@ -316,17 +328,13 @@ int run_bench(const BenchOptions& o) {
   cfg.timing.max_time_s = o.max_time;
   cfg.timing.flush = o.flush == "write" ? FlushMode::write : FlushMode::read;
 
-  RunContext ctx;
+  RunContext ctx = base_context(o);
   ctx.gpu = dev.name;
   ctx.cc = dev.cc;
   ctx.sms = dev.sms;
   ctx.l2_mb = static_cast<double>(dev.l2_bytes) / (1024.0 * 1024.0);
   ctx.driver = dev.driver;
   ctx.cuda_runtime = dev.runtime;
-  ctx.tool_version = RB_VERSION;
-  ctx.commit = RB_COMMIT;
-  ctx.command_line = o.command_line;
-  ctx.started_at = now_utc();
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   std::vector<Record> records;
