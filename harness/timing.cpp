@@ -9,20 +9,32 @@
 
 namespace rb {
 
+namespace {
+
+// Sample standard deviation over the mean, in %. Needs no sorting, so the stopping rule can
+// ask it after every sample.
+double noise_pct_of(const std::vector<double>& v) {
+  const std::size_t n = v.size();
+  if (n == 0) return 0.0;
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(n);
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  var = n > 1 ? var / static_cast<double>(n - 1) : 0.0;
+  return mean > 0 ? 100.0 * std::sqrt(var) / mean : 0.0;
+}
+
+}  // namespace
+
 SampleStats summarize(std::vector<double> v) {
   SampleStats s;
   s.samples = static_cast<std::int64_t>(v.size());
   if (v.empty()) return s;
+  s.noise_pct = noise_pct_of(v);
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   s.median_us = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   s.min_us = v.front();
   s.max_us = v.back();
-  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(n);
-  double var = 0;
-  for (double x : v) var += (x - mean) * (x - mean);
-  var = n > 1 ? var / static_cast<double>(n - 1) : 0.0;
-  s.noise_pct = mean > 0 ? 100.0 * std::sqrt(var) / mean : 0.0;
   return s;
 }
 
@@ -30,7 +42,7 @@ bool should_stop(const std::vector<double>& samples_us, double elapsed_s, const 
   const auto n = static_cast<int>(samples_us.size());
   if (n < o.min_samples) return false;
   if (n >= o.max_samples || elapsed_s >= o.max_time_s) return true;
-  return summarize(samples_us).noise_pct < o.max_noise_pct;
+  return noise_pct_of(samples_us) < o.max_noise_pct;
 }
 
 L2Flusher::L2Flusher(std::int64_t l2_bytes, FlushMode mode)
