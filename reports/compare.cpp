@@ -263,23 +263,19 @@ std::string compare_markdown(const CompareResult& result, const std::string& bas
   md += fmt::format("- Missing keys: {}\n\n",
                     o.allow_missing ? "listed only (--allow-missing)" : "count as regressions");
 
-  const auto regressions = sorted(result, Change::regression);
-  md += fmt::format("## Regressions ({})\n\n", regressions.size());
-  if (regressions.empty()) {
-    md += "None.\n\n";
-  } else {
-    md_table(md, regressions);
+  // A section of rows shown as a table, or "None.".
+  const auto table_section = [&](const char* title, Change change) {
+    const auto rows = sorted(result, change);
+    md += fmt::format("## {} ({})\n\n", title, rows.size());
+    if (rows.empty()) {
+      md += "None.\n\n";
+      return;
+    }
+    md_table(md, rows);
     md += "\n";
-  }
-
-  const auto improvements = sorted(result, Change::improvement);
-  md += fmt::format("## Improvements ({})\n\n", improvements.size());
-  if (improvements.empty()) {
-    md += "None.\n\n";
-  } else {
-    md_table(md, improvements);
-    md += "\n";
-  }
+  };
+  table_section("Regressions", Change::regression);
+  table_section("Improvements", Change::improvement);
 
   const auto unchanged = sorted(result, Change::unchanged);
   md += fmt::format("## Unchanged ({})\n\n", unchanged.size());

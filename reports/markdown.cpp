@@ -1,5 +1,7 @@
 #include "reports/markdown.h"
 
+#include "reports/terminal.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -80,10 +82,7 @@ void context_section(std::string& out, const RunContext& ctx, const std::vector<
   if (!ctx.timing_note.empty()) out += fmt::format("- Timing: {}\n", ctx.timing_note);
   out += "\n";
 
-  std::array<std::size_t, 4> counts{};
-  for (const Record& r : records) ++counts[static_cast<std::size_t>(r.status)];
-  out += fmt::format("**Totals:** {} cases: {} pass, {} fail, {} skip, {} error\n\n",
-                     records.size(), counts[0], counts[1], counts[2], counts[3]);
+  out += fmt::format("**Totals:** {} cases: {}\n\n", records.size(), counts_line(records));
 }
 
 void failures_section(std::string& out, const std::vector<Record>& records) {
