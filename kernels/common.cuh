@@ -111,6 +111,50 @@ __device__ __forceinline__ void load_weights_raw(const W* p, W* out) {
   }
 }
 
+// 16 bytes at any even address p, from the two aligned 16-byte vectors that cover them and
+// a funnel shift: two vector loads (L1 hits for neighbouring threads) instead of 8 scalar
+// ones. The caller guarantees both covering vectors lie inside the tensor (see
+// load_weights_any), so nothing outside it is read.
+__device__ __forceinline__ uint4 load16_shifted(const void* p) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  const uint4* base = reinterpret_cast<const uint4*>(a & ~std::uintptr_t{15});
+  const uint4 lo = __ldg(base), hi = __ldg(base + 1);
+  const std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const unsigned wo = static_cast<unsigned>(a & 15u) >> 2;  // first word, 0..3
+  const unsigned sh = static_cast<unsigned>(a & 3u) * 8;    // bits within it, 0 or 16
+  std::uint32_t o[5];
+#pragma unroll
+  for (int k = 0; k < 5; ++k)  // w[wo + k] by selects: no dynamic register indexing
+    o[k] = wo == 0 ? w[k] : wo == 1 ? w[k + 1] : wo == 2 ? w[k + 2] : w[k + 3];
+  return make_uint4(__funnelshift_r(o[0], o[1], sh), __funnelshift_r(o[1], o[2], sh),
+                    __funnelshift_r(o[2], o[3], sh), __funnelshift_r(o[3], o[4], sh));
+}
+
+// N consecutive weights from p = w + column, as fp32, for any alignment of p: vector loads
+// when p is 16-byte aligned; shifted vector loads when both aligned vectors covering each
+// 16-byte piece lie within [lo, hi) (the weight tensor); scalar loads otherwise (a row's
+// first or last vector). Rows of odd H start at every phase, so without the shifted path
+// 7 rows in 8 (16-bit) would load their weights element by element.
+template <class W, int N>
+__device__ __forceinline__ void load_weights_any(const W* p, const W* lo, const W* hi, float* out) {
+  constexpr int kChunks = N * static_cast<int>(sizeof(W)) / 16;
+  static_assert(kChunks * 16 == N * static_cast<int>(sizeof(W)), "weight chunk must be whole vectors");
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{15};
+  const std::uintptr_t last = first + 16 * (kChunks + 1);  // end of the last covering vector
+  alignas(16) W raw[N];
+  if (aligned16(p)) {
+    load_weights_raw<W, N>(p, raw);
+  } else if (first >= reinterpret_cast<std::uintptr_t>(lo) && last <= reinterpret_cast<std::uintptr_t>(hi)) {
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) reinterpret_cast<uint4*>(raw)[c] = load16_shifted(reinterpret_cast<const char*>(p) + 16 * c);
+  } else {
+#pragma unroll
+    for (int k = 0; k < N; ++k) raw[k] = __ldg(p + k);
+  }
+#pragma unroll
+  for (int k = 0; k < N; ++k) out[k] = to_f32(raw[k]);
+}
+
 // The same, as fp32.
 template <class W, int N>
 __device__ __forceinline__ void load_weights(const W* p, float* out) {
@@ -226,6 +270,22 @@ cudaError_t dispatch_fwd_dtypes(DType x, DType w, F&& f) {
       break;
   }
   return cudaErrorInvalidValue;
+}
+
+// Calls f(T{}, W{}, R{}) for the add op's (x, w, r) dtypes: w and r each x's dtype or fp32.
+template <class F>
+cudaError_t dispatch_add_dtypes(DType x, DType w, DType r, F&& f) {
+  if (r == x) return dispatch_fwd_dtypes(x, w, [&](auto t, auto wt) { return f(t, wt, decltype(t){}); });
+  if (r != DType::f32) return cudaErrorInvalidValue;
+  return dispatch_fwd_dtypes(x, w, [&](auto t, auto wt) { return f(t, wt, float{}); });
+}
+
+// Calls f(X{}, G{}, W{}) for the backward's dtypes: X is x's (and dx's) storage type, G
+// dy's, W w's. bwd: X == G, W in {G, fp32}. add-bwd: X is the residual stream's (G's or
+// fp32), W in {G, fp32}.
+template <class F>
+cudaError_t dispatch_bwd_dtypes(DType x, DType dy, DType w, F&& f) {
+  return dispatch_add_dtypes(dy, w, x, [&](auto g, auto wt, auto xt) { return f(xt, g, wt); });
 }
 
 }  // namespace rb::kern

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
     for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
       float f[V], wf[V];
       unpack<T>(xv[i], f);
-      load_weights<W, V>(w + head + i * V, wf);
+      load_weights_any<W, V>(w + head + i * V, w, w + H, wf);
 #pragma unroll
       for (int k = 0; k < V; ++k) f[k] = f[k] * r * wf[k];
       store_vec<T>(y + head + i * V, pack<T>(f));
