@@ -130,18 +130,17 @@ __device__ __forceinline__ uint4 load16_shifted(const void* p) {
                     __funnelshift_r(o[2], o[3], sh), __funnelshift_r(o[3], o[4], sh));
 }
 
-// N consecutive weights from p = w + column, as fp32, for any alignment of p: vector loads
+// N consecutive weights from p = w + column, raw, for any alignment of p: vector loads
 // when p is 16-byte aligned; shifted vector loads when both aligned vectors covering each
 // 16-byte piece lie within [lo, hi) (the weight tensor); scalar loads otherwise (a row's
 // first or last vector). Rows of odd H start at every phase, so without the shifted path
 // 7 rows in 8 (16-bit) would load their weights element by element.
 template <class W, int N>
-__device__ __forceinline__ void load_weights_any(const W* p, const W* lo, const W* hi, float* out) {
+__device__ __forceinline__ void load_weights_raw_any(const W* p, const W* lo, const W* hi, W* raw) {
   constexpr int kChunks = N * static_cast<int>(sizeof(W)) / 16;
   static_assert(kChunks * 16 == N * static_cast<int>(sizeof(W)), "weight chunk must be whole vectors");
   const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{15};
   const std::uintptr_t last = first + 16 * (kChunks + 1);  // end of the last covering vector
-  alignas(16) W raw[N];
   if (aligned16(p)) {
     load_weights_raw<W, N>(p, raw);
   } else if (first >= reinterpret_cast<std::uintptr_t>(lo) && last <= reinterpret_cast<std::uintptr_t>(hi)) {
@@ -151,6 +150,13 @@ __device__ __forceinline__ void load_weights_any(const W* p, const W* lo, const 
 #pragma unroll
     for (int k = 0; k < N; ++k) raw[k] = __ldg(p + k);
   }
+}
+
+// The same, as fp32.
+template <class W, int N>
+__device__ __forceinline__ void load_weights_any(const W* p, const W* lo, const W* hi, float* out) {
+  alignas(16) W raw[N];
+  load_weights_raw_any<W, N>(p, lo, hi, raw);
 #pragma unroll
   for (int k = 0; k < N; ++k) out[k] = to_f32(raw[k]);
 }

@@ -54,11 +54,11 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   const float r = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(H) + a.eps);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
 
-  // Second pass. Unrolled like the first where it pays (small blocks, see the launcher) and
-  // the row's weights are vector-aligned: all re-reads of a round are issued before the
-  // first store. Otherwise one vector at a time, which holds fewer registers (more blocks
-  // per SM for 512-thread blocks) and suits rows whose weights load element by element.
-  const bool unrolled = kUnrolled2 && aligned16(w + head);
+  // Second pass. Unrolled like the first where it pays (small blocks, see the launcher): all
+  // re-reads of a round are issued before the first store. Otherwise one vector at a time,
+  // which holds fewer registers (more blocks per SM for 512-thread blocks). Weights load at
+  // any phase of the row (load_weights_raw_any: aligned, shifted or, at a row's ends, scalar).
+  const bool unrolled = kUnrolled2;
   if (!unrolled) {
     for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
       float f[V], wf[V];
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
       if (i < nvec) {
         v[u] = xv[i];
-        load_weights_raw<W, V>(w + head + i * V, wraw[u]);
+        load_weights_raw_any<W, V>(w + head + i * V, w, w + H, wraw[u]);
       }
     }
 #pragma unroll

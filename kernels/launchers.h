@@ -31,4 +31,40 @@ std::string auto_pick_fwd(const FwdArgs& a);
 enum class FwdBug { half_accum, eps_outside, weight_row_offset, tail_store, tail_load, mean_sub, pad_denominator };
 cudaError_t launch_fwd_mutant(FwdBug bug, const FwdArgs& a, cudaStream_t s);
 
+// ---- add: fused residual add + RMSNorm (AddArgs) ------------------------------------------
+// Every launcher handles any H >= 1, any row strides and any base alignment, and every
+// (x, w, r) combo: w in {x, fp32}, r in {x, fp32}. M == 0 is a no-op.
+cudaError_t launch_add_naive(const AddArgs& a, cudaStream_t s);
+cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s);
+// Register-resident rows: H up to add_row_vector_max_H(x, r).
+std::int64_t add_row_vector_max_H(DType x, DType r);
+cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s);
+std::string auto_pick_add(const AddArgs& a);
+
+// Add mutants: the sum s = x + r formed in x's storage dtype (rounded to T before it is
+// squared and stored); rms saved where rrms belongs.
+enum class AddBug { residual_storage_dtype, saved_rms };
+cudaError_t launch_add_mutant(AddBug bug, const AddArgs& a, cudaStream_t s);
+
+// ---- bwd and add-bwd (BwdArgs) ------------------------------------------------------------
+// Each launcher has a workspace size (bytes of fp32 scratch the caller allocates and passes
+// in BwdArgs::workspace; 0 = none). A launch is all of the op's kernels (dx and partials,
+// then the column reduction of dw), on stream s. M == 0 writes dw = 0.
+cudaError_t launch_bwd_naive(const BwdArgs& a, cudaStream_t s);
+std::size_t bwd_naive_workspace_bytes(const BwdArgs& a);
+cudaError_t launch_bwd_chunked(const BwdArgs& a, cudaStream_t s);
+std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a);
+std::int64_t bwd_row_vector_max_H(DType x);
+cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s);
+std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a);
+std::string auto_pick_bwd(const BwdArgs& a);
+
+// Backward mutants: dw reduced over the columns instead of the rows (each row's sum over
+// columns, broadcast to every column); dx without the correction term (dx = rrms * dy * w);
+// dw accumulated in w's storage dtype; the saved value taken for rms (dx and dw computed
+// with 1 / saved instead of saved).
+enum class BwdBug { dw_wrong_axis, no_correction, dw_storage_accum, saved_as_rms };
+cudaError_t launch_bwd_mutant(BwdBug bug, const BwdArgs& a, cudaStream_t s);
+std::size_t bwd_mutant_workspace_bytes(const BwdArgs& a);
+
 }  // namespace rb::kern

@@ -1,90 +1,177 @@
 #include "kernels/registry.h"
 
+#include <algorithm>
+
 #include "kernels/launchers.h"
 
 namespace rb {
 namespace {
 
+using kern::AddBug;
+using kern::BwdBug;
 using kern::FwdBug;
 
-const std::vector<DtypeCombo> kFwdCombos = {{DType::f32, DType::f32},   {DType::f16, DType::f16},
-                                            {DType::f16, DType::f32},   {DType::bf16, DType::bf16},
-                                            {DType::bf16, DType::f32}};
+const std::vector<DtypeCombo> kCombos = {{DType::f32, DType::f32},   {DType::f16, DType::f16},
+                                         {DType::f16, DType::f32},   {DType::bf16, DType::bf16},
+                                         {DType::bf16, DType::f32}};
 constexpr std::int64_t kAnyH = std::int64_t{1} << 40;
+const std::vector<Op> kAllOps = {Op::fwd, Op::bwd, Op::add, Op::add_bwd};
 
 std::string combo_list() {
   std::string s;
-  for (const auto& c : kFwdCombos) {
+  for (const auto& c : kCombos) {
     if (!s.empty()) s += ", ";
     s += std::string(dtype_name(c.x)) + "/" + std::string(dtype_name(c.w));
   }
   return s;
 }
 
-// A kernel whose limits are the common ones plus an H ceiling per x dtype.
-KernelInfo make(std::string name, std::string desc, std::int64_t (*max_h)(DType),
-                cudaError_t (*launch)(const FwdArgs&, cudaStream_t)) {
+using MaxHFn = std::function<std::int64_t(const Problem&)>;
+
+// A kernel with the given ops and an H ceiling (null = any H); launchers are attached after.
+KernelInfo make(std::string name, std::string desc, std::vector<Op> ops, MaxHFn max_h) {
   KernelInfo k;
   k.name = std::move(name);
   k.description = std::move(desc);
-  k.ops = {Op::fwd};
-  k.dtypes = kFwdCombos;
-  k.max_H = [max_h](DType x) { return max_h ? max_h(x) : kAnyH; };
+  k.ops = std::move(ops);
+  k.dtypes = kCombos;
+  k.max_H = max_h ? max_h : MaxHFn([](const Problem&) { return kAnyH; });
   k.alignment = "any (per-row scalar peel to 16 B)";
-  k.supports = [max_h, self = k.name](const FwdArgs& a) -> std::optional<std::string> {
-    if (max_h && a.H > max_h(a.xdtype))
-      return self + " holds rows up to H=" + std::to_string(max_h(a.xdtype)) + " in " +
-             std::string(dtype_name(a.xdtype)) + "; H=" + std::to_string(a.H) + " is larger";
+  k.supports = [max_H = k.max_H, self = k.name](const Problem& p) -> std::optional<std::string> {
+    const std::int64_t m = max_H(p);
+    if (p.H > m)
+      return self + " holds rows up to H=" + std::to_string(m) + " for " + std::string(op_name(p.op)) + " in " +
+             std::string(dtype_name(p.x)) + (has_residual(p.op) ? "/r " + std::string(dtype_name(p.r)) : "") +
+             "; H=" + std::to_string(p.H) + " is larger";
     return std::nullopt;
-  };
-  k.launch_fwd = [launch, self = k.name](const FwdArgs& a, cudaStream_t s, LaunchInfo* info) {
-    if (info) info->picked = self;
-    return launch(a, s);
   };
   return k;
 }
 
-KernelInfo make_mutant(std::string name, std::string desc, FwdBug bug) {
-  KernelInfo k = make(std::move(name), std::move(desc), nullptr, nullptr);
-  k.mutant = true;
-  k.alignment = "any (scalar)";
-  k.launch_fwd = [bug, self = k.name](const FwdArgs& a, cudaStream_t s, LaunchInfo* info) {
+// Wraps plain launchers into registry launchers that report the kernel's own name.
+template <class Args>
+std::function<cudaError_t(const Args&, cudaStream_t, LaunchInfo*)> named(
+    std::string self, std::function<cudaError_t(const Args&, cudaStream_t)> launch) {
+  return [self = std::move(self), launch = std::move(launch)](const Args& a, cudaStream_t s, LaunchInfo* info) {
     if (info) info->picked = self;
-    return kern::launch_fwd_mutant(bug, a, s);
+    return launch(a, s);
   };
-  return k;
+}
+
+// auto: looks its pick up in the registry and launches it.
+template <class Args>
+std::function<cudaError_t(const Args&, cudaStream_t, LaunchInfo*)> dispatcher(
+    std::string (*pick)(const Args&),
+    std::function<cudaError_t(const Args&, cudaStream_t, LaunchInfo*)> KernelInfo::*launch) {
+  return [pick, launch](const Args& a, cudaStream_t s, LaunchInfo* info) -> cudaError_t {
+    const std::string name = pick(a);
+    if (info) info->picked = name;
+    const KernelInfo* k = find_kernel(name);
+    return k && k->*launch ? (k->*launch)(a, s, nullptr) : cudaErrorInvalidValue;
+  };
 }
 
 std::vector<KernelInfo> build() {
   std::vector<KernelInfo> r;
-  r.push_back(make("naive", "block per row, scalar loads, two passes over global memory: the baseline",
-                   nullptr, kern::launch_fwd_naive));
-  r.push_back(make("warp-row", "4-32 lanes per row, several rows per block, row in registers: small H",
-                   kern::warp_row_max_H, kern::launch_fwd_warp_row));
-  r.push_back(make("row-vector", "block per row, row in registers, 16 B vectors, one pass: mid H",
-                   kern::row_vector_max_H, kern::launch_fwd_row_vector));
-  r.push_back(make("chunked", "block per row, two vectorized passes in chunks: any H, for large H",
-                   nullptr, kern::launch_fwd_chunked));
-  KernelInfo a = make("auto", "picks warp-row / row-vector / chunked by (dtype, H)", nullptr, nullptr);
-  a.launch_fwd = [](const FwdArgs& args, cudaStream_t s, LaunchInfo* info) -> cudaError_t {
-    const std::string pick = kern::auto_pick_fwd(args);
-    if (info) info->picked = pick;
-    const KernelInfo* k = find_kernel(pick);
-    return k ? k->launch_fwd(args, s, nullptr) : cudaErrorInvalidValue;
+
+  KernelInfo naive = make("naive", "block per row, scalar loads, two passes over global memory: the baseline "
+                                   "(bwd: dw by one thread per column over all rows)",
+                          kAllOps, nullptr);
+  naive.launch_fwd = named<FwdArgs>("naive", kern::launch_fwd_naive);
+  naive.launch_add = named<AddArgs>("naive", kern::launch_add_naive);
+  naive.launch_bwd = named<BwdArgs>("naive", kern::launch_bwd_naive);
+  naive.bwd_workspace = kern::bwd_naive_workspace_bytes;
+  r.push_back(std::move(naive));
+
+  KernelInfo warp = make("warp-row", "4-32 lanes per row, several rows per block, row in registers: small H",
+                         {Op::fwd}, [](const Problem& p) { return kern::warp_row_max_H(p.x); });
+  warp.launch_fwd = named<FwdArgs>("warp-row", kern::launch_fwd_warp_row);
+  r.push_back(std::move(warp));
+
+  KernelInfo rv = make("row-vector",
+                       "row in registers, 16 B vectors, one read of each input: mid H (bwd: persistent grid, "
+                       "dw partials in registers)",
+                       kAllOps, [](const Problem& p) -> std::int64_t {
+                         switch (p.op) {
+                           case Op::fwd: return kern::row_vector_max_H(p.x);
+                           case Op::add: return kern::add_row_vector_max_H(p.x, p.r);
+                           case Op::bwd: return kern::bwd_row_vector_max_H(p.x);
+                           case Op::add_bwd: return kern::bwd_row_vector_max_H(p.r);
+                         }
+                         return 0;
+                       });
+  rv.launch_fwd = named<FwdArgs>("row-vector", kern::launch_fwd_row_vector);
+  rv.launch_add = named<AddArgs>("row-vector", kern::launch_add_row_vector);
+  rv.launch_bwd = named<BwdArgs>("row-vector", kern::launch_bwd_row_vector);
+  rv.bwd_workspace = kern::bwd_row_vector_workspace_bytes;
+  r.push_back(std::move(rv));
+
+  KernelInfo ch = make("chunked",
+                       "two vectorized passes over the row in chunks: any H, for large H (bwd: dw partials in "
+                       "shared memory)",
+                       kAllOps, nullptr);
+  ch.launch_fwd = named<FwdArgs>("chunked", kern::launch_fwd_chunked);
+  ch.launch_add = named<AddArgs>("chunked", kern::launch_add_chunked);
+  ch.launch_bwd = named<BwdArgs>("chunked", kern::launch_bwd_chunked);
+  ch.bwd_workspace = kern::bwd_chunked_workspace_bytes;
+  r.push_back(std::move(ch));
+
+  KernelInfo a = make("auto", "picks a strategy by (op, dtype, H) from measured crossovers", kAllOps, nullptr);
+  a.launch_fwd = dispatcher<FwdArgs>(kern::auto_pick_fwd, &KernelInfo::launch_fwd);
+  a.launch_add = dispatcher<AddArgs>(kern::auto_pick_add, &KernelInfo::launch_add);
+  a.launch_bwd = dispatcher<BwdArgs>(kern::auto_pick_bwd, &KernelInfo::launch_bwd);
+  a.bwd_workspace = [](const BwdArgs& args) -> std::size_t {
+    const KernelInfo* k = find_kernel(kern::auto_pick_bwd(args));
+    return k && k->bwd_workspace ? k->bwd_workspace(args) : 0;
   };
   r.push_back(std::move(a));
 
-  r.push_back(make_mutant("mutant-half-accum", "squares accumulated in the storage dtype", FwdBug::half_accum));
-  r.push_back(make_mutant("mutant-eps-outside", "eps added outside the sqrt: 1/(sqrt(ms)+eps)", FwdBug::eps_outside));
-  r.push_back(make_mutant("mutant-weight-row-offset", "weight indexed by (col + row) % H", FwdBug::weight_row_offset));
-  r.push_back(make_mutant("mutant-tail-store", "tail store unmasked: writes up to H rounded to 8", FwdBug::tail_store));
-  r.push_back(make_mutant("mutant-tail-load", "tail load unmasked: sums squares up to H rounded to 8", FwdBug::tail_load));
-  r.push_back(make_mutant("mutant-mean-sub", "subtracts the row mean (a LayerNorm without bias)", FwdBug::mean_sub));
-  r.push_back(make_mutant("mutant-pad-denominator", "mean divided by H rounded up to 8", FwdBug::pad_denominator));
+  auto fwd_mutant = [&](std::string name, std::string desc, FwdBug bug) {
+    KernelInfo k = make(std::move(name), std::move(desc), {Op::fwd}, nullptr);
+    k.mutant = true;
+    k.alignment = "any (scalar)";
+    k.launch_fwd = named<FwdArgs>(k.name, [bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); });
+    r.push_back(std::move(k));
+  };
+  fwd_mutant("mutant-half-accum", "squares accumulated in the storage dtype", FwdBug::half_accum);
+  fwd_mutant("mutant-eps-outside", "eps added outside the sqrt: 1/(sqrt(ms)+eps)", FwdBug::eps_outside);
+  fwd_mutant("mutant-weight-row-offset", "weight indexed by (col + row) % H", FwdBug::weight_row_offset);
+  fwd_mutant("mutant-tail-store", "tail store unmasked: writes up to H rounded to 8", FwdBug::tail_store);
+  fwd_mutant("mutant-tail-load", "tail load unmasked: sums squares up to H rounded to 8", FwdBug::tail_load);
+  fwd_mutant("mutant-mean-sub", "subtracts the row mean (a LayerNorm without bias)", FwdBug::mean_sub);
+  fwd_mutant("mutant-pad-denominator", "mean divided by H rounded up to 8", FwdBug::pad_denominator);
+
+  auto add_mutant = [&](std::string name, std::string desc, AddBug bug) {
+    KernelInfo k = make(std::move(name), std::move(desc), {Op::add}, nullptr);
+    k.mutant = true;
+    k.alignment = "any (scalar)";
+    k.launch_add = named<AddArgs>(k.name, [bug](const AddArgs& a, cudaStream_t s) { return kern::launch_add_mutant(bug, a, s); });
+    r.push_back(std::move(k));
+  };
+  add_mutant("mutant-residual-storage-dtype", "residual sum x + r rounded to x's storage dtype before use",
+             AddBug::residual_storage_dtype);
+  add_mutant("mutant-saved-rms", "saves rms = sqrt(mean(s^2) + eps) where rrms belongs", AddBug::saved_rms);
+
+  auto bwd_mutant = [&](std::string name, std::string desc, BwdBug bug) {
+    KernelInfo k = make(std::move(name), std::move(desc), {Op::bwd, Op::add_bwd}, nullptr);
+    k.mutant = true;
+    k.alignment = "any (scalar)";
+    k.launch_bwd = named<BwdArgs>(k.name, [bug](const BwdArgs& a, cudaStream_t s) { return kern::launch_bwd_mutant(bug, a, s); });
+    k.bwd_workspace = kern::bwd_mutant_workspace_bytes;
+    r.push_back(std::move(k));
+  };
+  bwd_mutant("mutant-dw-wrong-axis", "dw reduced over columns: each row's sum broadcast to every column",
+             BwdBug::dw_wrong_axis);
+  bwd_mutant("mutant-no-correction", "dx = rrms * dy * w: the correction term dropped", BwdBug::no_correction);
+  bwd_mutant("mutant-dw-storage-accum", "dw accumulated in w's storage dtype", BwdBug::dw_storage_accum);
+  bwd_mutant("mutant-saved-as-rms", "the saved rrms taken for rms (1 / saved used in dx and dw)",
+             BwdBug::saved_as_rms);
   return r;
 }
 
 }  // namespace
+
+bool KernelInfo::has_op(Op op) const { return std::find(ops.begin(), ops.end(), op) != ops.end(); }
 
 const std::vector<KernelInfo>& kernel_registry() {
   static const std::vector<KernelInfo> r = build();
@@ -97,16 +184,36 @@ const KernelInfo* find_kernel(const std::string& name) {
   return nullptr;
 }
 
-std::optional<std::string> check_common(const KernelInfo& k, const FwdArgs& a) {
+Problem fwd_problem(const FwdArgs& a) {
+  Problem p;
+  p.op = Op::fwd;
+  p.M = a.M;
+  p.H = a.H;
+  p.stride = std::min(a.x_stride, a.y_stride);
+  p.x = a.xdtype;
+  p.w = a.wdtype;
+  p.r = a.xdtype;
+  return p;
+}
+
+std::optional<std::string> check_common(const KernelInfo& k, const Problem& p) {
+  if (!k.has_op(p.op)) {
+    std::string ops;
+    for (Op op : k.ops) ops += (ops.empty() ? "" : ", ") + std::string(op_name(op));
+    return k.name + " does not implement " + std::string(op_name(p.op)) + " (it has " + ops + ")";
+  }
   bool combo = false;
-  for (const auto& c : k.dtypes) combo = combo || (c.x == a.xdtype && c.w == a.wdtype);
+  for (const auto& c : k.dtypes) combo = combo || (c.x == p.x && c.w == p.w);
   if (!combo)
-    return k.name + " has no " + std::string(dtype_name(a.xdtype)) + "/" + std::string(dtype_name(a.wdtype)) +
+    return k.name + " has no " + std::string(dtype_name(p.x)) + "/" + std::string(dtype_name(p.w)) +
            " (x/w) variant; it has " + combo_list();
-  if (a.H < k.min_H) return "H=" + std::to_string(a.H) + " is below " + k.name + "'s minimum " + std::to_string(k.min_H);
-  if (a.x_stride < a.H || a.y_stride < a.H) return "row stride smaller than H";
-  if (a.M > 0x7fffffff) return "M above 2^31-1 rows (grid limit)";
-  if (k.supports) return k.supports(a);
+  if (has_residual(p.op) && p.r != p.x && p.r != DType::f32)
+    return "residual dtype " + std::string(dtype_name(p.r)) + " with x " + std::string(dtype_name(p.x)) +
+           ": the residual stream is x's dtype or fp32";
+  if (p.H < k.min_H) return "H=" + std::to_string(p.H) + " is below " + k.name + "'s minimum " + std::to_string(k.min_H);
+  if (p.stride < p.H) return "row stride smaller than H";
+  if (p.M > 0x7fffffff) return "M above 2^31-1 rows (grid limit)";
+  if (k.supports) return k.supports(p);
   return std::nullopt;
 }
 

@@ -1,5 +1,5 @@
 // Vocabulary shared by the kernels and their callers: element types, ops and the
-// launch-argument struct of the forward op. Plain C++ (no CUDA headers) so host-only code
+// launch-argument structs of each op family. Plain C++ (no CUDA headers) so host-only code
 // can include it.
 #pragma once
 
@@ -31,14 +31,30 @@ inline std::optional<DType> parse_dtype(std::string_view s) {
   return std::nullopt;
 }
 
-enum class Op { fwd };
+// fwd: y = rmsnorm(x) * w.  bwd: dx, dw from x, w, dy and the saved rrms.
+// add: s = x + r, y = rmsnorm(s) * w, s written back (the residual stream).
+// add_bwd: the backward of add, with the residual stream's own gradient ds_out.
+enum class Op { fwd, bwd, add, add_bwd };
 
 inline constexpr std::string_view op_name(Op op) {
   switch (op) {
     case Op::fwd: return "fwd";
+    case Op::bwd: return "bwd";
+    case Op::add: return "add";
+    case Op::add_bwd: return "add-bwd";
   }
   return "?";
 }
+
+inline std::optional<Op> parse_op(std::string_view s) {
+  for (Op op : {Op::fwd, Op::bwd, Op::add, Op::add_bwd})
+    if (op_name(op) == s) return op;
+  return std::nullopt;
+}
+
+// Ops that carry a residual stream (and so a residual dtype).
+inline constexpr bool has_residual(Op op) { return op == Op::add || op == Op::add_bwd; }
+inline constexpr bool is_backward(Op op) { return op == Op::bwd || op == Op::add_bwd; }
 
 // y[r, c] = x[r, c] * rsqrt(mean_c(x[r, :]^2) + eps) * w[c], accumulated in fp32.
 // Row r of x starts at x + r * x_stride elements (likewise y). y has x's dtype.
@@ -54,6 +70,53 @@ struct FwdArgs {
   std::int64_t y_stride = 0;  // elements
   float eps = 1e-5f;
   DType xdtype = DType::f32;
+  DType wdtype = DType::f32;
+};
+
+// add: s = x + r added in fp32 (before squaring), y = s * rsqrt(mean(s^2) + eps) * w.
+// y has x's dtype; s (residual_out) has the residual dtype, like r; rrms(s) saved as for
+// FwdArgs. r and s are distinct buffers.
+struct AddArgs {
+  const void* x = nullptr;
+  const void* r = nullptr;
+  const void* w = nullptr;
+  void* y = nullptr;
+  void* s = nullptr;
+  float* rrms = nullptr;
+  std::int64_t M = 0;
+  std::int64_t H = 0;
+  std::int64_t x_stride = 0, r_stride = 0, y_stride = 0, s_stride = 0;  // elements
+  float eps = 1e-5f;
+  DType xdtype = DType::f32;
+  DType wdtype = DType::f32;
+  DType rdtype = DType::f32;
+};
+
+// bwd and add-bwd. Per row, with g = dy * w and the saved rrms (never recomputed):
+//   dx[h] = rrms * g[h] - x[h] * (rrms^3 / H) * sum_j g[j] * x[j]   (+ ds_out[h] for add-bwd)
+//   dw[h] = sum over rows of dy[h] * x[h] * rrms
+// dw is reduced as fp32 partials (one row of partials per block of a persistent grid, each
+// block's rows in a fixed order) followed by a column reduction over the partials in a fixed
+// order: bitwise repeatable, no atomics.
+//   bwd:     x, dx in xdtype; dy in dydtype == xdtype; ds_out null.
+//   add-bwd: x is the saved residual stream s and dx (= dr) and ds_out are in the residual
+//            dtype (xdtype here); dy is in the x dtype of the forward (dydtype).
+// workspace: fp32 scratch of workspace_bytes (the kernel's bwd_workspace_bytes(args)).
+struct BwdArgs {
+  const void* x = nullptr;
+  const void* w = nullptr;
+  const void* dy = nullptr;
+  const float* rrms = nullptr;
+  const void* ds_out = nullptr;
+  void* dx = nullptr;
+  void* dw = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  std::int64_t M = 0;
+  std::int64_t H = 0;
+  std::int64_t x_stride = 0, dy_stride = 0, ds_stride = 0, dx_stride = 0;  // elements
+  DType xdtype = DType::f32;
+  DType dydtype = DType::f32;
   DType wdtype = DType::f32;
 };
 

@@ -1,0 +1,186 @@
+// chunked (add): one block per row, two passes over the row in chunks of blockDim vectors of
+// x. Pass 1 loads x and r (about 4 16-byte loads in flight a thread: 2 vectors of x with
+// their r, 1 when r is fp32 under 16-bit x), forms s = x + r, stores it (residual_out,
+// streaming) and sums its squares. Pass 2 re-reads x and r (from L1 or L2: pass 1 read the
+// row with caching loads), forms the same fp32 s again and writes y. Nothing is held across
+// the passes, so any H works without spilling: the fallback past row-vector's rows. Blocks
+// of ~H/(4 vectors) threads, 64 to 512, with compile-time sizes (fixed offsets between a
+// round's vectors, fewer registers).
+// Any H >= 1, any row strides, any base alignment of every tensor: the row peels a scalar
+// head up to x's first 16-byte boundary and a scalar tail. Rows whose r, s and y are 16-byte
+// aligned at that boundary take plain vector accesses in unrolled rounds (pass 2 unrolled
+// only in blocks of <= 256 threads and when w is aligned too); others go one vector at a
+// time and test each access (add_common.cuh).
+// Numerics: s added in fp32 and used unrounded (the stored s is rounded to r's dtype; pass 2
+// recomputes the identical fp32 sum), fp32 accumulation, eps inside the sqrt, w(H) by column,
+// rrms = 1/rms saved.
+#include <type_traits>
+
+#include "kernels/add_common.cuh"
+#include "kernels/launchers.h"
+
+namespace rb::kern {
+namespace {
+
+constexpr int kMaxThreads = 512;
+constexpr int kLoads1 = 4;     // 16-byte loads in flight a thread, pass 1
+constexpr int kLoads2 = 6;     // and pass 2 (unrolled)
+constexpr int kBlockVecs = 4;  // vectors of x a thread, when the block size allows
+
+// Blocks of NT threads that must fit on an SM at once (launch bounds; ptxas sizes the
+// registers to fit): 3 of 512 threads (40 registers; the forward's chunked fits 3 at large H
+// too), 5 of 256, 9 of 128. fp32 r or w under 16-bit x holds more per vector step: 64
+// registers. ptxas -v: no spills.
+template <class T, class W, class R, int NT>
+constexpr int chunked_min_blocks() {
+  constexpr bool narrow = sizeof(R) == sizeof(T) && sizeof(W) == sizeof(T);
+  return narrow ? (NT > 256 ? 3 : NT > 128 ? 5 : NT > 64 ? 9 : 16) : 65536 / NT / 64;
+}
+
+template <class T, class W, class R, int NT>
+__global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_chunked_kernel(AddArgs a) {
+  constexpr bool kUnrolled2 = NT <= 256;
+  constexpr int V = kVec<T>;
+  constexpr int RV = kResVecs<T, R>;
+  // Vector steps a round (each step one vector of x with its columns of r, and of w in pass
+  // 2): as many as keep about 4 (pass 1) or 6 (pass 2) 16-byte loads in flight a thread, as
+  // the forward's 4 vectors of x do; more cost resident blocks (registers).
+  constexpr int kWVecs = V * static_cast<int>(sizeof(W)) / 16;
+  constexpr int U1 = kLoads1 / (1 + RV);
+  constexpr int U2 = kUnrolled2 ? kLoads2 / (1 + RV + kWVecs) : 1;
+  __shared__ float scratch[32];
+  const int tid = static_cast<int>(threadIdx.x);
+  const std::int64_t row = blockIdx.x;
+  const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
+  const R* r = static_cast<const R*>(a.r) + row * a.r_stride;
+  const W* w = static_cast<const W*>(a.w);
+  R* s = static_cast<R*>(a.s) + row * a.s_stride;
+  T* y = static_cast<T*>(a.y) + row * a.y_stride;
+  const std::int64_t H = a.H;
+  const std::int64_t head = head_elems(x, H);
+  const std::int64_t nvec = (H - head) / V;
+  const std::int64_t body_end = head + nvec * V;
+  // Rows whose r, s and y share x's 16-byte phase run the unrolled loops with plain vector
+  // access; others go one vector at a time and test each access (their element-wise loads
+  // would otherwise hold a register per element, and ptxas sizes the kernel for them).
+  const bool aligned = streams_aligned(r, s, y, head);
+
+  // Pass 1: s = x + r, stored, squares summed. A round is U vectors a thread, NT vectors
+  // apart (compile-time offsets from the round's first column), all loads issued first.
+  float sumsq = 0.f;
+  const auto pass1 = [&](auto kAligned, auto kU) {
+    constexpr int U = decltype(kU)::value;
+    for (std::int64_t base = tid; base < nvec; base += static_cast<std::int64_t>(U) * NT) {
+      const std::int64_t left = nvec - base;  // vectors from this thread's first one on
+      const std::int64_t c = head + base * V;
+      const T* xc = x + c;
+      const R* rc = r + c;
+      R* sc = s + c;
+      uint4 xv[U], rv[U][RV];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u * NT < left) {
+          xv[u] = *reinterpret_cast<const uint4*>(xc + u * NT * V);
+          load_residual<T, R, false>(assume16<kAligned>(rc + u * NT * V), rv[u]);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u * NT < left) {
+          float f[V];
+          add_vec<T, R>(xv[u], rv[u], f);
+#pragma unroll
+          for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+          store_residual<T, R>(assume16<kAligned>(sc + u * NT * V), f);
+        }
+      }
+    }
+  };
+  if (aligned)
+    pass1(std::true_type{}, std::integral_constant<int, U1>{});
+  else
+    pass1(std::false_type{}, std::integral_constant<int, 1>{});
+  for (std::int64_t j = tid; j < head; j += NT) {
+    const float v = add_store_elem(x, r, s, j);
+    sumsq += v * v;
+  }
+  for (std::int64_t j = body_end + tid; j < H; j += NT) {
+    const float v = add_store_elem(x, r, s, j);
+    sumsq += v * v;
+  }
+
+  const float rr = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(H) + a.eps);
+  if (a.rrms != nullptr && tid == 0) a.rrms[row] = rr;
+
+  // Pass 2: y = (x + r) * rrms * w, U vectors' loads (x, r re-read; w) issued before any
+  // store. U = U2 where it pays (blocks of <= 256 threads, see the launcher; rows whose w is
+  // aligned too: element-wise weight loads times four rounds measured slower in the forward),
+  // else 1: fewer registers, more resident 512-thread blocks.
+  const auto pass2 = [&](auto kAligned, auto kU) {
+    constexpr int U = decltype(kU)::value;
+    for (std::int64_t base = tid; base < nvec; base += static_cast<std::int64_t>(U) * NT) {
+      const std::int64_t left = nvec - base;
+      const std::int64_t c = head + base * V;
+      const T* xc = x + c;
+      const R* rc = r + c;
+      const W* wc = w + c;
+      T* yc = y + c;
+      uint4 xv[U], rv[U][RV];
+      alignas(16) W wraw[U][V];  // raw: half the registers of fp32 for 16-bit weights
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u * NT < left) {
+          xv[u] = *reinterpret_cast<const uint4*>(xc + u * NT * V);
+          load_residual<T, R, false>(assume16<kAligned>(rc + u * NT * V), rv[u]);
+          load_weights_raw<W, V>(assume16<kAligned>(wc + u * NT * V), wraw[u]);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u * NT < left) {
+          float f[V];
+          add_vec<T, R>(xv[u], rv[u], f);
+#pragma unroll
+          for (int k = 0; k < V; ++k) f[k] = f[k] * rr * to_f32(wraw[u][k]);
+          store_vec<T>(assume16<kAligned>(yc + u * NT * V), pack<T>(f));
+        }
+      }
+    }
+  };
+  if (kUnrolled2 && aligned && aligned16(w + head))
+    pass2(std::true_type{}, std::integral_constant<int, U2>{});
+  else
+    pass2(std::false_type{}, std::integral_constant<int, 1>{});
+  for (std::int64_t j = tid; j < head; j += NT) normalize_elem(add_elem(x, r, j), rr, w, y, j);
+  for (std::int64_t j = body_end + tid; j < H; j += NT) normalize_elem(add_elem(x, r, j), rr, w, y, j);
+}
+
+}  // namespace
+
+cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
+  if (a.M == 0) return cudaSuccess;
+  return dispatch_add_dtypes(a.xdtype, a.wdtype, a.rdtype, [&](auto t, auto w, auto r) -> cudaError_t {
+    using T = decltype(t);
+    using W = decltype(w);
+    using R = decltype(r);
+    // kBlockVecs vectors a thread where the block size allows (the forward's sizing).
+    const std::int64_t nv = (a.H + kVec<T> - 1) / kVec<T>;
+    std::int64_t threads = ((nv + kBlockVecs - 1) / kBlockVecs + 31) / 32 * 32;
+    threads = threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
+    // As in the forward's chunked (docs/perf-notes.md): the unrolled second pass in blocks of
+    // <= 256 threads, the plain one in larger blocks, where its smaller register footprint
+    // keeps more blocks resident.
+    const unsigned grid = static_cast<unsigned>(a.M);
+    if (threads <= 64)
+      add_chunked_kernel<T, W, R, 64><<<grid, 64, 0, s>>>(a);
+    else if (threads <= 128)
+      add_chunked_kernel<T, W, R, 128><<<grid, 128, 0, s>>>(a);
+    else if (threads <= 256)
+      add_chunked_kernel<T, W, R, 256><<<grid, 256, 0, s>>>(a);
+    else
+      add_chunked_kernel<T, W, R, 512><<<grid, 512, 0, s>>>(a);
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace rb::kern

@@ -1,0 +1,20 @@
+// auto for the backward (bwd and add-bwd): picks a strategy by (x dtype, H, row phase):
+// row-vector (one read of each input, dw partials in registers) wherever it holds the row
+// and the rows of a contiguous tensor all start 16-byte aligned, chunked (any H, per-row
+// peel) otherwise. x is the residual stream's dtype for add-bwd, which is what bounds
+// row-vector's registers. Measured on the H200 (docs/perf-notes.md, run 11): bf16 M=16384,
+// row-vector 79% of copy at H=4096 and 78% at 8192 against chunked's 55%.
+#include "kernels/launchers.h"
+
+namespace rb::kern {
+
+std::string auto_pick_bwd(const BwdArgs& a) {
+  // row-vector's columns are owned for the whole launch, so rows that do not all start on a
+  // 16-byte boundary (odd H: 4097) load element by element there: 30% of copy at bf16
+  // H=4097 against chunked's 43%, which peels each row (H200, 2026-11-29, perf-notes run 11).
+  const bool rows_aligned = (a.H * static_cast<std::int64_t>(dtype_size(a.dydtype))) % 16 == 0 &&
+                            (a.H * static_cast<std::int64_t>(dtype_size(a.xdtype))) % 16 == 0;
+  return a.H <= bwd_row_vector_max_H(a.xdtype) && rows_aligned ? "row-vector" : "chunked";
+}
+
+}  // namespace rb::kern

@@ -1,0 +1,249 @@
+// chunked backward (bwd and add-bwd), any H: a persistent grid, two passes over each row in
+// chunks of N = kVec<dy> columns (8 for 16-bit dy, 4 for fp32), dw partials in shared memory.
+//   pass 1: S = sum_j (dy[j] * w[j]) * x[j] over the whole row, 2 chunks of x, dy and w in
+//           flight a thread, then block_sum;
+//   pass 2: re-reads x, dy, w (and ds_out) of the block's column slice (from L1/L2: the row
+//           was just read), writes dx = rrms * g - x * (rrms^3 / H * S) (+ ds_out) and adds
+//           dy * x * rrms into the block's fp32 partial of each column, in shared memory.
+// Rows whose fp32 partials would not fit in shared memory are split into column slices of
+// at most kSliceCols columns: the grid is P x slices blocks, block (b, s) takes rows b,
+// b + P, ... and every one of them computes S over the whole row, but writes dx and keeps
+// partials only for slice s. The blocks of one row's slices are adjacent in the grid (they
+// run together), so the whole-row re-reads of pass 1 should be L2 hits, not DRAM traffic. When
+// all rows are done, block (b, s) writes its slice of partial row b of the workspace
+// (P x H fp32) and the column sum (bwd_common.cuh) reduces the P partials of each column in
+// a fixed order: dw is bitwise repeatable.
+//
+// Any H >= 1, any row strides, any base alignment: each pass peels a scalar head up to dy's
+// first 16-byte boundary (of the row, or of the slice), then whole chunks, then a scalar
+// tail; within a chunk, each other tensor (x, w, ds_out, dx) moves as vectors where its own
+// address is 16-byte aligned and element by element otherwise. Since the peel depends on
+// the row, a column's thread changes from row to row: the shared-memory partials are
+// indexed by column, and the barriers of the next row's block_sum order one row's updates
+// of a column before the next row's. The partial of slice column c sits at c + c / N
+// (one pad word every N), so the N-column chunks of a warp's 32 threads hit 32 different
+// banks whatever the peel.
+//
+// Numerics: fp32 throughout; g = dy * w rounded once, S a per-thread serial sum then the
+// block tree; dx rounded once to x's dtype; dw partial += (dy * x) * rrms (one fma) in row
+// order; the saved rrms is read, never recomputed.
+#include "kernels/bwd_common.cuh"
+#include "kernels/launchers.h"
+
+namespace rb::kern {
+namespace {
+
+constexpr int kMaxThreads = 512;
+constexpr int kUnroll = 2;                  // pass 1: chunks in flight per thread
+constexpr std::int64_t kSliceCols = 16384;  // partials: 72 KB (80 KB for fp32 dy) at most
+
+// Shared-memory slot of slice column c.
+template <int N>
+__device__ __forceinline__ int slot(int c) {
+  return c + c / N;
+}
+
+// Two 512-thread blocks an SM (64 registers) without spills (ptxas -v), except for an fp32
+// x and w with 16-bit dy (add-bwd with an fp32 residual), whose chunks of 8 columns take
+// twice the registers.
+template <class X, class G, class W>
+constexpr int min_blocks() {
+  return sizeof(X) == 4 && sizeof(W) == 4 && sizeof(G) == 2 ? 1 : 2;
+}
+
+template <class X, class G, class W, bool kDs>
+__global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
+    bwd_chunked_kernel(BwdArgs a, float* __restrict__ part, std::int64_t P, int slices,
+                       std::int64_t slice_cols) {
+  constexpr int N = kVec<G>;
+  constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
+  extern __shared__ float dwp[];  // slot(c) for slice column c
+  __shared__ float scratch[32];
+  const int T = blockDim.x;
+  const int tid = threadIdx.x;
+  const std::int64_t H = a.H;
+  const float inv_H = 1.f / static_cast<float>(H);
+  const std::int64_t b = blockIdx.x / slices;
+  const std::int64_t lo = (blockIdx.x % slices) * slice_cols;  // this block's columns [lo, hi)
+  const std::int64_t hi = lo + slice_cols < H ? lo + slice_cols : H;
+  const int len = static_cast<int>(hi - lo);
+  const W* w = static_cast<const W*>(a.w);
+
+  for (int c = tid; c < len; c += T) dwp[slot<N>(c)] = 0.f;
+  __syncthreads();
+
+  for (std::int64_t row = b; row < a.M; row += P) {
+    const X* xrow = static_cast<const X*>(a.x) + row * a.x_stride;
+    const G* grow = static_cast<const G*>(a.dy) + row * a.dy_stride;
+    const float r = a.rrms[row];
+
+    // Pass 1: the whole row.
+    const std::int64_t head = head_elems(grow, H);
+    const std::int64_t nch = (H - head) / N;
+    const std::int64_t body_end = head + nch * N;
+    float s = 0.f;
+    for (std::int64_t base = tid; base < nch; base += static_cast<std::int64_t>(kUnroll) * T) {
+      uint4 xr[kUnroll][XV], gr[kUnroll][GV], wr[kUnroll][WV];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t i = base + static_cast<std::int64_t>(u) * T;
+        if (i < nch) {
+          const std::int64_t c = head + i * N;
+          load_cols<X, N, Ld::plain>(xrow + c, N, xr[u]);
+          load_cols<G, N, Ld::plain>(grow + c, N, gr[u]);
+          load_cols<W, N, Ld::ro>(w + c, N, wr[u]);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (base + static_cast<std::int64_t>(u) * T < nch) {
+          float xf[N], gf[N], wf[N];
+          cols_to_f32<X, N>(xr[u], xf);
+          cols_to_f32<G, N>(gr[u], gf);
+          cols_to_f32<W, N>(wr[u], wf);
+#pragma unroll
+          for (int k = 0; k < N; ++k) s += gf[k] * wf[k] * xf[k];
+        }
+      }
+    }
+    for (std::int64_t c = tid; c < head; c += T) s += to_f32(grow[c]) * to_f32(w[c]) * to_f32(xrow[c]);
+    for (std::int64_t c = body_end + tid; c < H; c += T)
+      s += to_f32(grow[c]) * to_f32(w[c]) * to_f32(xrow[c]);
+    // Its barriers also order the previous row's partial updates before this row's.
+    const float S = block_sum(s, scratch);
+    const float corr = r * r * r * inv_H * S;
+
+    // Pass 2: the slice [lo, hi).
+    X* dxrow = static_cast<X*>(a.dx) + row * a.dx_stride;
+    const X* dsrow = kDs ? static_cast<const X*>(a.ds_out) + row * a.ds_stride : nullptr;
+    const int head2 = static_cast<int>(head_elems(grow + lo, len));
+    const int nch2 = (len - head2) / N;
+    const int body_end2 = head2 + nch2 * N;
+    for (int i = tid; i < nch2; i += T) {
+      const int cs = head2 + i * N;  // slice column
+      const std::int64_t c = lo + cs;
+      uint4 xr[XV], gr[GV], wr[WV], dsr[kDs ? XV : 1];
+      load_cols<X, N, Ld::plain>(xrow + c, N, xr);
+      load_cols<G, N, Ld::plain>(grow + c, N, gr);
+      load_cols<W, N, Ld::ro>(w + c, N, wr);
+      if constexpr (kDs) load_cols<X, N, Ld::stream>(dsrow + c, N, dsr);
+      float xf[N], gf[N], wf[N], d[N];
+      cols_to_f32<X, N>(xr, xf);
+      cols_to_f32<G, N>(gr, gf);
+      cols_to_f32<W, N>(wr, wf);
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        d[k] = fmaf(-xf[k], corr, r * (gf[k] * wf[k]));
+        float& p = dwp[slot<N>(cs + k)];
+        p = fmaf(gf[k] * xf[k], r, p);
+      }
+      if constexpr (kDs) {
+        float df[N];
+        cols_to_f32<X, N>(dsr, df);
+#pragma unroll
+        for (int k = 0; k < N; ++k) d[k] += df[k];
+      }
+      store_cols<X, N>(dxrow + c, N, d);
+    }
+    // Scalar edges of the slice: [0, head2) and [body_end2, len).
+    for (int e = tid; e < head2 + (len - body_end2); e += T) {
+      const int cs = e < head2 ? e : body_end2 + (e - head2);
+      const std::int64_t c = lo + cs;
+      const float xv = to_f32(xrow[c]);
+      const float gv = to_f32(grow[c]);
+      float d = fmaf(-xv, corr, r * (gv * to_f32(w[c])));
+      if constexpr (kDs) d += to_f32(dsrow[c]);
+      dxrow[c] = from_f32<X>(d);
+      float& p = dwp[slot<N>(cs)];
+      p = fmaf(gv * xv, r, p);
+    }
+  }
+
+  __syncthreads();
+  float* prow = part + b * H + lo;
+  for (int c = tid; c < len; c += T) prow[c] = dwp[slot<N>(c)];
+}
+
+using Kernel = void (*)(BwdArgs, float*, std::int64_t, int, std::int64_t);
+
+// The launch configuration, computed the same way for the workspace size and the launch.
+struct Plan {
+  Kernel kernel = nullptr;
+  int threads = 0;
+  int slices = 1;
+  std::int64_t slice_cols = 0;
+  std::size_t smem = 0;
+  std::int64_t P = 0;  // row blocks of the persistent grid = partial rows (0 when M == 0)
+};
+
+template <class X, class G, class W, bool kDs>
+cudaError_t make_plan(const BwdArgs& a, Plan& plan) {
+  constexpr int N = kVec<G>;
+  // Threads: one unrolled round of pass 1 covers the row where it can, 64 to 512.
+  const std::int64_t chunks = (a.H + N - 1) / N;
+  std::int64_t threads = ((chunks + kUnroll - 1) / kUnroll + 31) / 32 * 32;
+  threads = threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
+  // Slices: as few as fit kSliceCols, of equal width rounded up to whole chunks.
+  const std::int64_t n = (a.H + kSliceCols - 1) / kSliceCols;
+  std::int64_t cols = (a.H + n - 1) / n;
+  cols = (cols + N - 1) / N * N;
+  plan.kernel = bwd_chunked_kernel<X, G, W, kDs>;
+  plan.threads = static_cast<int>(threads);
+  plan.slice_cols = cols;
+  plan.slices = static_cast<int>((a.H + cols - 1) / cols);
+  plan.smem = static_cast<std::size_t>(cols + cols / N + 1) * sizeof(float);
+  cudaError_t e = cudaFuncSetAttribute(plan.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(plan.smem));
+  if (e != cudaSuccess) return e;
+  plan.P = 0;
+  if (a.M > 0) {
+    const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, plan.smem) / plan.slices;
+    const std::int64_t rows = resident > 0 ? resident : 1;
+    plan.P = a.M < rows ? a.M : rows;
+  }
+  return cudaSuccess;
+}
+
+// Calls f(plan, W{}) with the configuration for a's dtypes and H.
+template <class F>
+cudaError_t with_plan(const BwdArgs& a, F&& f) {
+  if (a.H < 1 || a.M < 0) return cudaErrorInvalidValue;
+  return dispatch_bwd_dtypes(a.xdtype, a.dydtype, a.wdtype, [&](auto xt, auto gt, auto wt) -> cudaError_t {
+    using X = decltype(xt);
+    using G = decltype(gt);
+    using W = decltype(wt);
+    Plan plan;
+    const cudaError_t e =
+        a.ds_out != nullptr ? make_plan<X, G, W, true>(a, plan) : make_plan<X, G, W, false>(a, plan);
+    if (e != cudaSuccess) return e;
+    return f(plan, W{});
+  });
+}
+
+}  // namespace
+
+std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a) {
+  std::size_t bytes = 0;
+  with_plan(a, [&](const Plan& plan, auto) -> cudaError_t {
+    bytes = partial_bytes(plan.P, a.H);
+    return cudaSuccess;
+  });
+  return bytes;
+}
+
+cudaError_t launch_bwd_chunked(const BwdArgs& a, cudaStream_t s) {
+  return with_plan(a, [&](const Plan& plan, auto wt) -> cudaError_t {
+    using W = decltype(wt);
+    if (!workspace_ok(a, partial_bytes(plan.P, a.H))) return cudaErrorInvalidValue;
+    float* part = static_cast<float*>(a.workspace);
+    if (plan.P > 0) {
+      const std::int64_t blocks = plan.P * plan.slices;
+      plan.kernel<<<static_cast<unsigned>(blocks), plan.threads, plan.smem, s>>>(a, part, plan.P, plan.slices,
+                                                                                 plan.slice_cols);
+    }
+    launch_dw_column_sum<W>(part, plan.P, a.H, a.dw, s);
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace rb::kern

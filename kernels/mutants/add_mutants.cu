@@ -1,0 +1,72 @@
+// Deliberately wrong fused residual add kernels: each one implements a classic bug of the
+// fused op, so the validator can prove it catches it. Structure is the add `naive`'s (block
+// per row, scalar, two passes) with one bug each; everything else is right.
+//   residual_storage_dtype: the sum rounded to x's storage dtype, s = T(x + r), and that
+//     rounded value squared, stored (as R) and normalized. Invisible in s when R is T
+//     (one rounding to T either way); caught through s when R is fp32.
+//   saved_rms: rms = sqrt(mean(s^2) + eps) saved where rrms = 1/rms belongs; y is right.
+#include "kernels/add_common.cuh"
+#include "kernels/launchers.h"
+
+namespace rb::kern {
+namespace {
+
+constexpr int kThreads = 256;
+
+// The row's sum at column j as this mutant forms it.
+template <AddBug B, class T, class R>
+__device__ __forceinline__ float mutant_sum(const T* x, const R* r, std::int64_t j) {
+  const float v = add_elem(x, r, j);
+  if constexpr (B == AddBug::residual_storage_dtype) return to_f32(from_f32<T>(v));
+  return v;
+}
+
+template <class T, class W, class R, AddBug B>
+__global__ void __launch_bounds__(kThreads) add_mutant_kernel(AddArgs a) {
+  __shared__ float scratch[32];
+  const std::int64_t row = blockIdx.x;
+  const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
+  const R* r = static_cast<const R*>(a.r) + row * a.r_stride;
+  const W* w = static_cast<const W*>(a.w);
+  T* y = static_cast<T*>(a.y) + row * a.y_stride;
+  R* s = static_cast<R*>(a.s) + row * a.s_stride;
+
+  float sumsq = 0.f;
+  for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x) {
+    const float v = mutant_sum<B>(x, r, c);
+    s[c] = from_f32<R>(v);
+    sumsq += v * v;
+  }
+  const float ms = block_sum(sumsq, scratch) / static_cast<float>(a.H);
+  const float rr = rsqrtf(ms + a.eps);
+  if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = B == AddBug::saved_rms ? sqrtf(ms + a.eps) : rr;
+  for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x)
+    normalize_elem(mutant_sum<B>(x, r, c), rr, w, y, c);
+}
+
+template <class T, class W, class R>
+cudaError_t launch_bug(AddBug bug, const AddArgs& a, cudaStream_t s) {
+  const unsigned grid = static_cast<unsigned>(a.M);
+  switch (bug) {
+    case AddBug::residual_storage_dtype:
+      add_mutant_kernel<T, W, R, AddBug::residual_storage_dtype><<<grid, kThreads, 0, s>>>(a);
+      break;
+    case AddBug::saved_rms:
+      add_mutant_kernel<T, W, R, AddBug::saved_rms><<<grid, kThreads, 0, s>>>(a);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t launch_add_mutant(AddBug bug, const AddArgs& a, cudaStream_t s) {
+  if (a.M == 0) return cudaSuccess;
+  return dispatch_add_dtypes(a.xdtype, a.wdtype, a.rdtype, [&](auto t, auto w, auto r) -> cudaError_t {
+    return launch_bug<decltype(t), decltype(w), decltype(r)>(bug, a, s);
+  });
+}
+
+}  // namespace rb::kern
