@@ -33,6 +33,7 @@ struct Case {
   std::string kernel;
   DType dtype = DType::bf16;
   DType wdtype = DType::bf16;
+  DType rdtype = DType::bf16;  // the residual stream's; equals dtype for ops without one
   std::int64_t M = 0;
   std::int64_t H = 0;
   Layout layout = Layout::contiguous;
@@ -51,11 +52,15 @@ struct WDtypeChoice {
   DType resolve(DType x) const { return fixed.value_or(x); }
 };
 
+// The same choice for the residual stream's dtype.
+using RDtypeChoice = WDtypeChoice;
+
 struct Sweep {
-  std::vector<Op> ops{Op::fwd};
+  std::vector<Op> ops{Op::fwd, Op::bwd, Op::add, Op::add_bwd};
   std::vector<std::string> kernels;
   std::vector<DType> dtypes;
   std::vector<WDtypeChoice> wdtypes{WDtypeChoice{}};
+  std::vector<RDtypeChoice> rdtypes{RDtypeChoice{}};  // used by ops with a residual stream
   std::vector<std::int64_t> Ms;
   std::vector<std::int64_t> Hs;
   std::vector<double> eps;
@@ -64,9 +69,10 @@ struct Sweep {
   std::uint64_t seed = 0x5eed;
 };
 
-// Every combination, ordered so that cases sharing inputs are adjacent (data first, then
-// eps, then kernel). Duplicate combinations (e.g. wdtype "same" and fp32 for fp32 x) appear
-// once.
+// Every combination, ordered so that cases sharing inputs are adjacent (op and data first,
+// then eps, then kernel). Duplicate combinations (e.g. wdtype "same" and fp32 for fp32 x, or
+// any rdtype for an op without a residual stream) appear once. A known kernel is paired only
+// with the ops it implements.
 std::vector<Case> expand(const Sweep& s);
 
 // Shard `index` of `count` (0 <= index < count): the cases of every count-th data group
@@ -78,12 +84,13 @@ std::vector<Case> take_shard(const std::vector<Case>& cases, int index, int coun
 // Kernels run when none is named: every non-mutant kernel, auto included.
 std::vector<std::string> default_kernels();
 
-// The default benchmark sweep: H {128, 1024, 2048, 4096, 4097, 8192, 16384}, M {1, 16384},
-// fp32/fp16/bf16, eps {1e-5, 1e-6}, normal, contiguous, default kernels.
+// The default benchmark sweep: every op, H {128, 1024, 2048, 4096, 4097, 8192, 16384},
+// M {1, 16384}, fp32/fp16/bf16 (w and the residual stream in x's dtype), eps {1e-5, 1e-6},
+// normal, contiguous, default kernels.
 Sweep default_bench_sweep();
 
-// The validation sweep every kernel (and mutant) must face: awkward H, every distribution
-// and layout, both weight dtypes, small M. A mutant that survives it means the sweep lacks
+// The validation sweep every kernel (and mutant) must face: every op, awkward H, every
+// distribution and layout, both weight dtypes, both residual dtypes, small M. A mutant that survives it means the sweep lacks
 // an input: extend the sweep, never weaken the mutant.
 Sweep validation_sweep(const std::vector<std::string>& kernels);
 

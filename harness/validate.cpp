@@ -16,6 +16,29 @@ Tolerance fwd_tolerance(DType out) {
 
 Tolerance rrms_tolerance() { return fwd_tolerance(DType::f32); }
 
+namespace {
+
+constexpr double kU = 0x1p-24;  // fp32 unit roundoff
+
+double half_min_subnormal(DType t) {
+  switch (t) {
+    case DType::f16: return 0x1p-25;
+    case DType::bf16: return 0x1p-134;
+    case DType::f32: break;
+  }
+  return 0x1p-150;
+}
+
+}  // namespace
+
+ScaledTolerance dx_tolerance(DType out, std::int64_t H) {
+  return {half_min_subnormal(out), fwd_tolerance(out).rtol, kU * (8.0 + 2.0 * std::sqrt(static_cast<double>(H)))};
+}
+
+ScaledTolerance dw_tolerance(DType out, std::int64_t M) {
+  return {half_min_subnormal(out), fwd_tolerance(out).rtol, kU * (4.0 + 4.0 * std::sqrt(static_cast<double>(M)))};
+}
+
 bool within_tolerance(double got, double ref, const Tolerance& t) {
   if (!std::isfinite(ref)) return std::isnan(ref) ? std::isnan(got) : got == ref;
   if (!std::isfinite(got)) return false;
@@ -23,13 +46,18 @@ bool within_tolerance(double got, double ref, const Tolerance& t) {
 }
 
 void ErrorStats::add(std::int64_t row, std::int64_t col, double got, double ref, double ulp) {
-  const bool ok = within_tolerance(got, ref, tol_);
+  add(row, col, got, ref, ulp, tol_);
+}
+
+void ErrorStats::add(std::int64_t row, std::int64_t col, double got, double ref, double ulp, const Tolerance& tol) {
+  const bool ok = within_tolerance(got, ref, tol);
   // A non-finite value that matches a non-finite reference is no error at all.
   const double err = std::isfinite(got) && std::isfinite(ref) ? std::fabs(got - ref) : (ok ? 0.0 : INFINITY);
   max_abs = std::max(max_abs, err);
-  if (std::fabs(ref) >= tol_.atol && ref != 0) max_rel = std::max(max_rel, err / std::fabs(ref));
+  if (std::fabs(ref) >= tol.atol && ref != 0) max_rel = std::max(max_rel, err / std::fabs(ref));
   if (ulp > 0) max_ulp = std::max(max_ulp, err / ulp);
-  const double ratio = std::isfinite(ref) ? err / (tol_.atol + tol_.rtol * std::fabs(ref)) : (ok ? 0.0 : INFINITY);
+  const double bound = tol.atol + tol.rtol * std::fabs(ref);
+  const double ratio = std::isfinite(ref) ? (bound > 0 ? err / bound : (err > 0 ? INFINITY : 0.0)) : (ok ? 0.0 : INFINITY);
   if (ratio > worst_ratio || worst_row < 0) {
     worst_ratio = ratio;
     worst_row = row;

@@ -25,6 +25,38 @@ struct Tolerance {
 Tolerance fwd_tolerance(DType out);
 Tolerance rrms_tolerance();
 
+// Backward and residual tolerances. The error analysis, with the simulations behind the
+// numbers, is in reference/rmsnorm_ref.h; in short, with u = 2^-24 (fp32 unit roundoff):
+//   dx (T, or the residual dtype for add-bwd), per element:
+//        |err| <= atol + rtol_T * |dx| + u * (8 + 2 * sqrt(H)) * dx_scale[h]
+//     dx is a difference of two terms that cancel (at H = 1 to ~eps / x^2), so the fp32 error
+//     is a multiple of u times the terms' sizes (dx_scale, the reference's sum of |terms|),
+//     not of |dx|: simulated, |err| / (u * dx_scale) < 2.8 for every H from 1 to 65536, while
+//     |err| / |dx| reached 0.17 at H = 1. rtol_T is the forward's rtol for the output dtype
+//     (it covers the final rounding, half an ulp: 2^-24, 2^-11, 2^-8); the sqrt(H) term
+//     covers S = sum g * x over rows whose products share a sign.
+//   dw (W), per column, over all M rows:
+//        |err| <= atol + rtol_W * |dw| + u * (4 + 4 * sqrt(M)) * dw_abs[h]
+//     dw sums M terms t = dy * x * rrms; every term passes through a chain of at most M fp32
+//     additions (per-block partials, then the column reduction), so the error grows like
+//     sqrt(M) * u * sum |t| (dw_abs) for independent roundings: simulated at M = 1..65536 the
+//     largest error was 1.8 u sqrt(M) dw_abs (at M = 1). It scales with sum |t|, not |dw|:
+//     with random-sign dy, |dw| ~ sqrt(M) |t| while sum |t| ~ M |t|, and single columns
+//     cancel to ~0, where any |dw|-relative bound fails correct kernels. dw accumulated in
+//     bf16 misses this bound by ~17x at M = 16384.
+//   atol (both): half the smallest subnormal of the output dtype, the most a correct final
+//     rounding can lose on a value that cancels to ~0 (fp16: 2^-25; bf16, fp32: < 1e-40).
+//   residual_out (R), per element: |err| <= ulp_R(s): the fp32 add rounds once and the store
+//     to R once (half an ulp of R plus u |s|), so the bound is one ulp of R at |s|.
+struct ScaledTolerance {
+  double atol = 0;
+  double rtol = 0;
+  double scale_coef = 0;  // times the element's error scale (dx_scale, dw_abs)
+  Tolerance at(double scale) const { return {atol + scale_coef * scale, rtol}; }
+};
+ScaledTolerance dx_tolerance(DType out, std::int64_t H);
+ScaledTolerance dw_tolerance(DType out, std::int64_t M);
+
 // The pass rule. NaN or Inf where the reference is finite always fails.
 bool within_tolerance(double got, double ref, const Tolerance& t);
 
@@ -39,6 +71,8 @@ class ErrorStats {
   explicit ErrorStats(Tolerance t) : tol_(t) {}
   // ulp: the spacing of the output dtype at |ref|.
   void add(std::int64_t row, std::int64_t col, double got, double ref, double ulp);
+  // The same with this element's own tolerance (a scaled or per-element bound).
+  void add(std::int64_t row, std::int64_t col, double got, double ref, double ulp, const Tolerance& t);
 
   const Tolerance& tol() const { return tol_; }
   std::int64_t mismatches = 0;
