@@ -90,10 +90,11 @@ Sweep build_sweep(const BenchOptions& o) {
   s.seed = o.seed;
   override_sizes(s.Hs, o.H);
   override_sizes(s.Ms, o.M);
+  override_list(s.ops, o.ops, [](const std::string& n) { return *parse_op(n); });
   override_list(s.dtypes, o.dtypes, [](const std::string& n) { return *parse_dtype(n); });
-  override_list(s.wdtypes, o.wdtypes, [](const std::string& n) {
-    return n == "same" ? WDtypeChoice{} : WDtypeChoice{*parse_dtype(n)};
-  });
+  const auto choice = [](const std::string& n) { return n == "same" ? WDtypeChoice{} : WDtypeChoice{*parse_dtype(n)}; };
+  override_list(s.wdtypes, o.wdtypes, choice);
+  override_list(s.rdtypes, o.rdtypes, choice);
   override_list(s.eps, o.eps, parse_positive_double);
   override_list(s.kernels, o.kernels, [](const std::string& n) { return n; });
   override_list(s.dists, o.dists, [](const std::string& n) { return *ref::parse_dist(n); });
@@ -247,8 +248,14 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
       ->delimiter(',')
       ->check(int_list);
   app.add_option("--M", o.M, "Rows, same syntax as --H")->delimiter(',')->check(int_list);
+  app.add_option("--op", o.ops, "Ops: fwd, bwd, add (residual add + norm), add-bwd (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fwd", "bwd", "add", "add-bwd"}));
   app.add_option("--dtype", o.dtypes, "x/y dtypes: fp32,fp16,bf16")->delimiter(',')->check(CLI::IsMember(dtypes));
   app.add_option("--wdtype", o.wdtypes, "Weight dtypes: same (as x), fp32, fp16, bf16")
+      ->delimiter(',')
+      ->check(CLI::IsMember(wdtypes));
+  app.add_option("--rdtype", o.rdtypes, "Residual-stream dtypes of add / add-bwd: same (as x), fp32, fp16, bf16")
       ->delimiter(',')
       ->check(CLI::IsMember(wdtypes));
   app.add_option("--eps", o.eps, "eps values (finite, > 0)")
@@ -290,6 +297,11 @@ int run_bench(const BenchOptions& o) {
   if (!o.devices.empty()) return run_on_devices(o);
   const Sweep sweep = build_sweep(o);
   std::vector<Case> cases = expand(sweep);
+  if (cases.empty()) {
+    std::cerr << "rmsnorm-bench: --kernel/--op: none of the kernels given implements any of the ops given "
+                 "(see `rmsnorm-bench list`)\n";
+    return 2;
+  }
   if (!o.shard.empty()) {
     const ShardSpec sh = parse_shard(o.shard);
     cases = take_shard(cases, sh.index, sh.count);

@@ -10,7 +10,7 @@ namespace rb {
 struct BenchOptions {
   std::string preset = "bench";  // bench | validation
   std::vector<std::string> H, M;  // raw list items, expanded after parsing
-  std::vector<std::string> dtypes, wdtypes, eps, kernels, dists, layouts;
+  std::vector<std::string> ops, dtypes, wdtypes, rdtypes, eps, kernels, dists, layouts;
   std::uint64_t seed = 0x5eed;
   bool no_check = false;
   bool no_time = false;

@@ -13,21 +13,27 @@ CLI::App* setup_list(CLI::App& app, ListOptions& o) {
 }
 
 int run_list(const ListOptions& o) {
-  fmt::print("{:<26} {:<5} {:<44} {:<28} {}\n", "kernel", "ops", "x/w dtypes", "H range (fp32 | fp16/bf16)",
-             "alignment");
+  fmt::print("{:<30} {:<20} {:<44} {}\n", "kernel", "ops", "x/w dtypes (residual: x's or fp32)", "alignment");
   for (const KernelInfo& k : kernel_registry()) {
     if (k.mutant && !o.all) continue;
-    std::string ops, dts;
+    std::string ops, dts, ranges;
     for (Op op : k.ops) ops += (ops.empty() ? "" : ",") + std::string(op_name(op));
     for (const DtypeCombo& c : k.dtypes)
       dts += (dts.empty() ? "" : ",") + std::string(dtype_name(c.x)) + "/" + std::string(dtype_name(c.w));
-    auto hmax = [&](DType d) {
-      const std::int64_t m = k.max_H(d);
-      return m >= (std::int64_t{1} << 40) ? std::string("any") : std::to_string(m);
-    };
-    const std::string range = fmt::format("{}..{} | {}..{}", k.min_H, hmax(DType::f32), k.min_H, hmax(DType::bf16));
-    fmt::print("{:<26} {:<5} {:<44} {:<28} {}\n", k.name, ops, dts, range, k.alignment);
-    fmt::print("{:<26} {}{}\n", "", k.mutant ? "[mutant] " : "", k.description);
+    for (Op op : k.ops) {
+      auto hmax = [&](DType d) {
+        Problem p;
+        p.op = op;
+        p.x = p.w = p.r = d;
+        const std::int64_t m = k.max_H(p);
+        return m >= (std::int64_t{1} << 40) ? std::string("any") : std::to_string(m);
+      };
+      ranges += fmt::format("{}{} {}..{} | {}..{}", ranges.empty() ? "" : "; ", op_name(op), k.min_H,
+                            hmax(DType::f32), k.min_H, hmax(DType::bf16));
+    }
+    fmt::print("{:<30} {:<20} {:<44} {}\n", k.name, ops, dts, k.alignment);
+    fmt::print("{:<30} H (fp32 | fp16/bf16): {}\n", "", ranges);
+    fmt::print("{:<30} {}{}\n", "", k.mutant ? "[mutant] " : "", k.description);
   }
   return 0;
 }

@@ -76,6 +76,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"M_factor_one", {"--M", "1:4:x1"}, {"--M"}},
                       BadInput{"dtype_fp8", {"--dtype", "fp8"}, {"--dtype", "fp8", "fp32,fp16,bf16"}},
                       BadInput{"wdtype_int8", {"--wdtype", "int8"}, {"--wdtype", "int8"}},
+                      BadInput{"rdtype_int8", {"--rdtype", "int8"}, {"--rdtype", "int8"}},
+                      BadInput{"op_unknown", {"--op", "fwd,sideways"}, {"--op", "sideways"}},
+                      BadInput{"kernel_lacks_op", {"--kernel", "warp-row", "--op", "bwd"}, {"--kernel/--op"}},
                       BadInput{"eps_zero", {"--eps", "0"}, {"--eps", "'0'"}},
                       BadInput{"eps_nan", {"--eps", "nan"}, {"--eps", "nan"}},
                       BadInput{"eps_negative", {"--eps", "-1e-5"}, {"--eps", "-1e-5"}},
@@ -99,7 +102,8 @@ TEST_F(CliTest, HelpListsEveryOptionAndTheListSubcommand) {
   for (const char* opt :
        {"--H",      "--M",    "--dtype",    "--wdtype",  "--eps",         "--kernel",    "--dist",
         "--layout", "--seed", "--no-check", "--no-time", "--min-samples", "--max-noise", "--max-time",
-        "--out",    "--csv",  "--md",       "--device",  "--quiet",       "--preset"}) {
+        "--out",    "--csv",  "--md",       "--device",  "--quiet",       "--preset",    "--op",
+        "--rdtype"}) {
     const std::regex word(std::string("(^|[\\s,])") + opt + "([\\s=]|$)");
     EXPECT_TRUE(std::regex_search(r.output, word)) << "--help does not list " << opt << ":\n" << r.output;
   }
@@ -116,8 +120,10 @@ TEST_F(CliTest, VersionPrintsCommit) {
 
 const std::vector<std::string> kRealKernels = {"naive", "warp-row", "row-vector", "chunked", "auto"};
 const std::vector<std::string> kMutants = {
-    "mutant-half-accum", "mutant-eps-outside", "mutant-weight-row-offset", "mutant-tail-store",
-    "mutant-tail-load",  "mutant-mean-sub",    "mutant-pad-denominator"};
+    "mutant-half-accum",       "mutant-eps-outside",   "mutant-weight-row-offset",     "mutant-tail-store",
+    "mutant-tail-load",        "mutant-mean-sub",      "mutant-pad-denominator",       "mutant-residual-storage-dtype",
+    "mutant-saved-rms",        "mutant-dw-wrong-axis", "mutant-no-correction",         "mutant-dw-storage-accum",
+    "mutant-saved-as-rms"};
 
 bool names_kernel(const std::string& out, const std::string& name) {
   // The name at the start of a line (the table's first column).
@@ -130,6 +136,9 @@ TEST_F(CliTest, ListNamesRealKernelsOnly) {
   for (const std::string& k : kRealKernels)
     EXPECT_TRUE(names_kernel(r.output, k)) << k << " missing:\n" << r.output;
   EXPECT_EQ(r.output.find("mutant"), std::string::npos) << "list shows a mutant without --all:\n" << r.output;
+  // Which ops each kernel supports: naive has all four, warp-row the forward only.
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("(^|\\n)naive\\s+fwd,bwd,add,add-bwd\\s"))) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("(^|\\n)warp-row\\s+fwd\\s"))) << r.output;
 }
 
 TEST_F(CliTest, ListAllNamesEveryMutant) {

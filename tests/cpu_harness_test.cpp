@@ -411,6 +411,7 @@ TEST(HarnessCase, ParseLayoutRoundTrip) {
 
 Sweep small_sweep() {
   Sweep s;
+  s.ops = {Op::fwd};
   s.kernels = {"naive", "warp-row", "auto"};
   s.dtypes = {DType::f16, DType::bf16};
   s.Ms = {1, 19};
@@ -465,9 +466,15 @@ TEST(HarnessCase, SameDataKey) {
   b.kernel = "auto";
   b.eps = 1e-6;
   EXPECT_TRUE(a.same_data(b));
-  for (int field = 0; field < 7; ++field) {
+  for (int field = 0; field < 9; ++field) {
     Case c = a;
     switch (field) {
+      case 7:
+        c.op = Op::bwd;  // other ops read other inputs
+        break;
+      case 8:
+        c.rdtype = DType::f32;
+        break;
       case 0:
         c.dtype = DType::f16;
         break;
@@ -538,10 +545,17 @@ TEST(HarnessCase, DefaultBenchSweep) {
   EXPECT_EQ(s.dists, std::vector<Dist>{Dist::normal});
   EXPECT_EQ(s.layouts, std::vector<Layout>{Layout::contiguous});
   EXPECT_EQ(s.kernels, default_kernels());
-  EXPECT_EQ(s.ops, std::vector<Op>{Op::fwd});
+  EXPECT_EQ(s.ops, (std::vector<Op>{Op::fwd, Op::bwd, Op::add, Op::add_bwd}));
   ASSERT_EQ(s.wdtypes.size(), 1u);
   EXPECT_FALSE(s.wdtypes[0].fixed.has_value());
-  EXPECT_EQ(expand(s).size(), s.kernels.size() * 7 * 2 * 3 * 2);
+  ASSERT_EQ(s.rdtypes.size(), 1u);
+  EXPECT_FALSE(s.rdtypes[0].fixed.has_value());
+  // Each op with the kernels that implement it (warp-row: forward only).
+  std::size_t pairs = 0;
+  for (Op op : s.ops)
+    for (const std::string& k : s.kernels) pairs += find_kernel(k)->has_op(op) ? 1 : 0;
+  EXPECT_EQ(pairs, 4 * s.kernels.size() - 3);
+  EXPECT_EQ(expand(s).size(), pairs * 7 * 2 * 3 * 2);
 }
 
 TEST(HarnessCase, ValidationSweep) {
@@ -563,7 +577,41 @@ TEST(HarnessCase, ValidationSweep) {
   }
   EXPECT_TRUE(same);
   EXPECT_TRUE(fp32);
+  // Every op, and both residual dtypes (x's and fp32: the residual-in-storage-dtype mutant
+  // only shows with an fp32 residual stream under 16-bit x).
+  EXPECT_EQ(s.ops, (std::vector<Op>{Op::fwd, Op::bwd, Op::add, Op::add_bwd}));
+  bool r_same = false, r_fp32 = false;
+  for (const RDtypeChoice& r : s.rdtypes) {
+    r_same = r_same || !r.fixed;
+    r_fp32 = r_fp32 || (r.fixed && *r.fixed == DType::f32);
+  }
+  EXPECT_TRUE(r_same);
+  EXPECT_TRUE(r_fp32);
   for (std::int64_t M : s.Ms) EXPECT_GE(M, 2) << "M must hold a zero row (row 1) and a last row";
+}
+
+TEST(HarnessCase, ExpandPairsKernelsWithTheirOpsAndResidualDtypes) {
+  Sweep s = small_sweep();
+  s.ops = {Op::fwd, Op::bwd, Op::add};
+  s.kernels = {"warp-row", "chunked"};
+  s.dtypes = {DType::bf16, DType::f32};
+  s.rdtypes = {RDtypeChoice{}, RDtypeChoice{DType::f32}};
+  std::map<std::tuple<int, std::string, int, int>, int> n;  // (op, kernel, x, r)
+  for (const Case& c : expand(s)) {
+    ++n[{static_cast<int>(c.op), c.kernel, static_cast<int>(c.dtype), static_cast<int>(c.rdtype)}];
+    if (!has_residual(c.op)) EXPECT_EQ(c.rdtype, c.dtype);
+  }
+  const int per = 2 * 3 * 2 * 2 * 2;  // M, H, layouts, dists, eps
+  const int bf = static_cast<int>(DType::bf16), f32 = static_cast<int>(DType::f32);
+  const int fwd = static_cast<int>(Op::fwd), bwd = static_cast<int>(Op::bwd), add = static_cast<int>(Op::add);
+  EXPECT_EQ((n[{fwd, "warp-row", bf, bf}]), per);
+  EXPECT_EQ(n.count({bwd, "warp-row", bf, bf}), 0u) << "warp-row has no backward";
+  EXPECT_EQ((n[{bwd, "chunked", bf, bf}]), per);
+  EXPECT_EQ(n.count({bwd, "chunked", bf, f32}), 0u) << "bwd has no residual dtype";
+  EXPECT_EQ((n[{add, "chunked", bf, bf}]), per);
+  EXPECT_EQ((n[{add, "chunked", bf, f32}]), per);
+  EXPECT_EQ((n[{add, "chunked", f32, f32}]), per) << "fp32 x: same and fp32 residual collapse";
+  EXPECT_EQ(n.size(), 9u);  // bf16: the 5 above; fp32: fwd x2, bwd, add
 }
 
 // ---------------------------------------------------------------------------------------
@@ -663,9 +711,18 @@ TEST(HarnessBytes, ForwardBytes) {
 // ---------------------------------------------------------------------------------------
 // kernels/registry.h (host-only parts)
 
+// The classic bugs the issues ask for, one mutant each: forward, residual add, backward.
 const std::vector<std::string> kMutants = {
-    "mutant-half-accum", "mutant-eps-outside", "mutant-weight-row-offset", "mutant-tail-store",
-    "mutant-tail-load",  "mutant-mean-sub",    "mutant-pad-denominator"};
+    "mutant-half-accum",    "mutant-eps-outside",      "mutant-weight-row-offset", "mutant-tail-store",
+    "mutant-tail-load",     "mutant-mean-sub",         "mutant-pad-denominator",   "mutant-residual-storage-dtype",
+    "mutant-saved-rms",     "mutant-dw-wrong-axis",    "mutant-no-correction",     "mutant-dw-storage-accum",
+    "mutant-saved-as-rms"};
+
+std::int64_t fwd_max_H(const KernelInfo& k, DType d) {
+  Problem p;
+  p.x = p.w = p.r = d;
+  return k.max_H(p);
+}
 
 FwdArgs args(DType x, DType w, std::int64_t H, std::int64_t M = 4) {
   FwdArgs a;
@@ -688,11 +745,14 @@ TEST(HarnessRegistry, NamesAndDescriptionsAreUnique) {
     EXPECT_FALSE(k.description.empty());
     EXPECT_TRUE(names.insert(k.name).second) << "duplicate name";
     EXPECT_TRUE(descs.insert(k.description).second) << "duplicate description";
-    EXPECT_NE(std::find(k.ops.begin(), k.ops.end(), Op::fwd), k.ops.end());
+    EXPECT_FALSE(k.ops.empty());
     EXPECT_FALSE(k.dtypes.empty());
     EXPECT_TRUE(static_cast<bool>(k.max_H));
     EXPECT_TRUE(static_cast<bool>(k.supports));
-    EXPECT_TRUE(static_cast<bool>(k.launch_fwd));
+    // A launcher exactly for the ops listed.
+    EXPECT_EQ(static_cast<bool>(k.launch_fwd), k.has_op(Op::fwd));
+    EXPECT_EQ(static_cast<bool>(k.launch_add), k.has_op(Op::add));
+    EXPECT_EQ(static_cast<bool>(k.launch_bwd), k.has_op(Op::bwd) || k.has_op(Op::add_bwd));
     EXPECT_FALSE(k.alignment.empty());
   }
   for (const char* n : {"naive", "warp-row", "row-vector", "chunked", "auto"})
@@ -729,6 +789,7 @@ TEST(HarnessRegistry, FindKernel) {
 TEST(HarnessRegistry, CheckCommonAcceptsSupportedCases) {
   for (const KernelInfo& k : kernel_registry()) {
     SCOPED_TRACE(k.name);
+    if (!k.has_op(Op::fwd)) continue;
     for (const DtypeCombo& c : k.dtypes)
       for (std::int64_t H : {1, 3, 127, 128, 1000}) {
         const auto r = check_common(k, args(c.x, c.w, H));
@@ -737,7 +798,7 @@ TEST(HarnessRegistry, CheckCommonAcceptsSupportedCases) {
       }
     FwdArgs strided = args(DType::bf16, DType::bf16, 4097);
     strided.x_stride = strided.y_stride = layout_stride(Layout::strided, 4097);
-    if (4097 <= k.max_H(DType::bf16)) {
+    if (4097 <= fwd_max_H(k, DType::bf16)) {
       EXPECT_FALSE(check_common(k, strided).has_value());
     }
   }
@@ -746,6 +807,7 @@ TEST(HarnessRegistry, CheckCommonAcceptsSupportedCases) {
 TEST(HarnessRegistry, CheckCommonRejectsMissingDtypeCombo) {
   for (const KernelInfo& k : kernel_registry()) {
     SCOPED_TRACE(k.name);
+    if (!k.has_op(Op::fwd)) continue;
     const auto r = check_common(k, args(DType::f32, DType::f16, 128));
     ASSERT_TRUE(r.has_value());
     EXPECT_NE(r->find("fp32"), std::string::npos) << *r;
@@ -757,6 +819,7 @@ TEST(HarnessRegistry, CheckCommonRejectsMissingDtypeCombo) {
 TEST(HarnessRegistry, CheckCommonRejectsStrideBelowH) {
   for (const KernelInfo& k : kernel_registry()) {
     SCOPED_TRACE(k.name);
+    if (!k.has_op(Op::fwd)) continue;
     FwdArgs a = args(DType::bf16, DType::bf16, 128);
     a.x_stride = 127;
     const auto rx = check_common(k, a);
@@ -774,7 +837,7 @@ TEST(HarnessRegistry, RowVectorRejectsHAboveItsMax) {
   ASSERT_NE(rv, nullptr);
   for (DType d : {DType::f32, DType::f16, DType::bf16}) {
     SCOPED_TRACE(std::string(dtype_name(d)));
-    const std::int64_t max_h = rv->max_H(d);
+    const std::int64_t max_h = fwd_max_H(*rv, d);
     ASSERT_GT(max_h, 4096);
     ASSERT_LT(max_h, std::int64_t{1} << 40);
     EXPECT_FALSE(check_common(*rv, args(d, d, max_h)).has_value());
@@ -793,12 +856,88 @@ TEST(HarnessRegistry, RowVectorRejectsHAboveItsMax) {
 TEST(HarnessRegistry, WarpRowHoldsAtLeast1024InBf16) {
   const KernelInfo* wr = find_kernel("warp-row");
   ASSERT_NE(wr, nullptr);
-  EXPECT_GE(wr->max_H(DType::bf16), 1024);
-  EXPECT_GE(wr->max_H(DType::f16), 1024);
-  EXPECT_LE(wr->max_H(DType::bf16), find_kernel("row-vector")->max_H(DType::bf16));
-  const auto r = check_common(*wr, args(DType::bf16, DType::bf16, wr->max_H(DType::bf16) + 1));
+  EXPECT_GE(fwd_max_H(*wr, DType::bf16), 1024);
+  EXPECT_GE(fwd_max_H(*wr, DType::f16), 1024);
+  EXPECT_LE(fwd_max_H(*wr, DType::bf16), fwd_max_H(*find_kernel("row-vector"), DType::bf16));
+  const auto r = check_common(*wr, args(DType::bf16, DType::bf16, fwd_max_H(*wr, DType::bf16) + 1));
   ASSERT_TRUE(r.has_value());
   EXPECT_NE(r->find("H="), std::string::npos) << *r;
+}
+
+TEST(HarnessRegistry, CheckCommonRejectsOpsAKernelLacks) {
+  const KernelInfo* wr = find_kernel("warp-row");
+  ASSERT_NE(wr, nullptr);
+  Problem p;
+  p.op = Op::bwd;
+  p.M = 4;
+  p.H = p.stride = 128;
+  p.x = p.w = p.r = DType::bf16;
+  const auto r = check_common(*wr, p);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NE(r->find("does not implement bwd"), std::string::npos) << *r;
+  // Every op is implemented by naive, chunked, row-vector and auto.
+  for (const char* name : {"naive", "chunked", "row-vector", "auto"})
+    for (Op op : {Op::fwd, Op::bwd, Op::add, Op::add_bwd}) {
+      p.op = op;
+      EXPECT_FALSE(check_common(*find_kernel(name), p).has_value()) << name << " " << op_name(op);
+    }
+}
+
+TEST(HarnessRegistry, ResidualDtypeIsXsOrFp32) {
+  const KernelInfo* k = find_kernel("chunked");
+  ASSERT_NE(k, nullptr);
+  Problem p;
+  p.op = Op::add;
+  p.M = 4;
+  p.H = p.stride = 128;
+  p.x = p.w = DType::bf16;
+  for (DType r : {DType::bf16, DType::f32}) {
+    p.r = r;
+    EXPECT_FALSE(check_common(*k, p).has_value()) << dtype_name(r);
+  }
+  p.r = DType::f16;
+  const auto why = check_common(*k, p);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("residual dtype fp16"), std::string::npos) << *why;
+  // Ops without a residual stream ignore it.
+  p.op = Op::bwd;
+  EXPECT_FALSE(check_common(*k, p).has_value());
+}
+
+TEST(HarnessBytes, EveryOpCountsEachTensorOnce) {
+  const std::int64_t M = 16384, H = 4096;
+  // bwd: read x, dy, w, rrms; write dx, dw.
+  EXPECT_EQ(op_bytes(Op::bwd, M, H, DType::bf16, DType::bf16, DType::bf16), 3 * M * H * 2 + 2 * H * 2 + 4 * M);
+  EXPECT_EQ(op_bytes(Op::bwd, M, H, DType::bf16, DType::f32, DType::bf16), 3 * M * H * 2 + 2 * H * 4 + 4 * M);
+  // add: read x, r, w; write y, s, rrms.
+  EXPECT_EQ(op_bytes(Op::add, M, H, DType::bf16, DType::bf16, DType::bf16), 4 * M * H * 2 + H * 2 + 4 * M);
+  EXPECT_EQ(op_bytes(Op::add, M, H, DType::bf16, DType::bf16, DType::f32), 2 * M * H * (2 + 4) + H * 2 + 4 * M);
+  // add-bwd: read s, dy, ds_out, w, rrms; write dx (residual dtype), dw.
+  EXPECT_EQ(op_bytes(Op::add_bwd, M, H, DType::bf16, DType::bf16, DType::f32), M * H * (2 + 3 * 4) + 2 * H * 2 + 4 * M);
+  EXPECT_EQ(op_bytes(Op::fwd, M, H, DType::f16, DType::f16, DType::f32), fwd_bytes(M, H, DType::f16, DType::f16));
+}
+
+TEST(HarnessValidate, BackwardTolerancesScaleWithTheirErrorScale) {
+  // dx: u * (8 + 2 sqrt(H)) times dx_scale; rtol the output dtype's.
+  const ScaledTolerance dx = dx_tolerance(DType::bf16, 4096);
+  EXPECT_DOUBLE_EQ(dx.scale_coef, 0x1p-24 * (8 + 2 * 64));
+  EXPECT_DOUBLE_EQ(dx.rtol, 1e-2);
+  // dw: u * (4 + 4 sqrt(M)) times dw_abs.
+  const ScaledTolerance dw = dw_tolerance(DType::f32, 16384);
+  EXPECT_DOUBLE_EQ(dw.scale_coef, 0x1p-24 * (4 + 4 * 128));
+  EXPECT_DOUBLE_EQ(dw.rtol, 1e-5);
+  // A column that cancels (ref ~ 0) passes within the scale term, fails past it.
+  const double dw_abs = 100.0;
+  EXPECT_TRUE(within_tolerance(1e-3, 0.0, dw.at(dw_abs)));   // bound 3.07e-3
+  EXPECT_FALSE(within_tolerance(4e-3, 0.0, dw.at(dw_abs)));
+  // fp16 keeps half its smallest subnormal as atol: a correct final rounding of ~0.
+  EXPECT_DOUBLE_EQ(dx_tolerance(DType::f16, 1).atol, 0x1p-25);
+  // ErrorStats with per-element tolerances counts a mismatch only past that element's bound.
+  ErrorStats st({0, 1e-2});
+  st.add(0, 0, 1.0 + 1e-9, 1.0, 1e-7, dx.at(0.0));
+  st.add(0, 1, 0.5, 0.0, 1e-7, dx.at(1.0));
+  EXPECT_EQ(st.mismatches, 1);
+  EXPECT_EQ(st.worst_col, 1);
 }
 
 }  // namespace

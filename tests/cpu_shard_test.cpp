@@ -12,7 +12,8 @@ namespace rb {
 namespace {
 
 std::string key(const Case& c) {
-  return c.kernel + "|" + std::string(dtype_name(c.dtype)) + "|" + std::string(dtype_name(c.wdtype)) + "|" +
+  return std::string(op_name(c.op)) + "|" + c.kernel + "|" + std::string(dtype_name(c.dtype)) + "|" +
+         std::string(dtype_name(c.wdtype)) + "|" + std::string(dtype_name(c.rdtype)) + "|" +
          std::to_string(c.M) + "|" + std::to_string(c.H) + "|" + std::string(layout_name(c.layout)) + "|" +
          std::string(ref::dist_name(c.dist)) + "|" + std::to_string(c.eps);
 }

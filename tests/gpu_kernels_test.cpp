@@ -1,12 +1,15 @@
-// GPU tests: every kernel passes the validation sweep; every mutant is caught by it. Each
-// test skips itself, naming the CUDA error, when no device is usable.
+// GPU tests: every kernel passes the validation sweep of every op it implements; every
+// mutant is caught by it; dw is bitwise repeatable. Each test skips itself, naming the CUDA
+// error, when no device is usable.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <sstream>
 
 #include "harness/case.h"
 #include "harness/device.h"
+#include "harness/device_buffer.h"
 #include "harness/runner.h"
 #include "kernels/launchers.h"
 #include "kernels/registry.h"
@@ -31,7 +34,8 @@ std::vector<Record> run_sweep(const Sweep& s, bool time = false) {
 
 std::string describe(const Record& r) {
   std::ostringstream os;
-  os << r.kernel << " " << r.dtype << "/" << r.wdtype << " M=" << r.M << " H=" << r.H << " " << r.layout << " "
+  os << r.kernel << " " << r.op << " " << r.dtype << "/" << r.wdtype << (r.rdtype.empty() ? "" : "/r " + r.rdtype)
+     << " M=" << r.M << " H=" << r.H << " " << r.layout << " "
      << r.dist << " eps=" << r.eps << ": " << status_name(r.status) << " " << r.reason;
   return os.str();
 }
@@ -43,6 +47,15 @@ std::vector<std::string> names(bool mutants) {
   return v;
 }
 
+// (kernel, op) for every op each real kernel implements, as "kernel:op".
+std::vector<std::string> kernel_ops() {
+  std::vector<std::string> v;
+  for (const KernelInfo& k : kernel_registry())
+    if (!k.mutant)
+      for (Op op : k.ops) v.push_back(k.name + ":" + std::string(op_name(op)));
+  return v;
+}
+
 std::string param_name(const testing::TestParamInfo<std::string>& info) {
   std::string s = info.param;
   for (char& c : s)
@@ -50,32 +63,49 @@ std::string param_name(const testing::TestParamInfo<std::string>& info) {
   return s;
 }
 
+// The validation sweep of one kernel, restricted to the given ops.
+Sweep sweep_for(const std::string& kernel, std::vector<Op> ops) {
+  Sweep s = validation_sweep({kernel});
+  s.ops = std::move(ops);
+  return s;
+}
+
 class KernelPasses : public testing::TestWithParam<std::string> {};
 
-// Every dtype x weight dtype x H in {1, 3, 127, 128, 1000, 1024, 4096, 4097, 8192, 16384,
-// 65536} x layout x distribution: pass, or skip only where H is beyond what the kernel holds.
+// One op: every dtype x weight dtype (x residual dtype) x H in {1, 3, 127, 128, 1000, 1024,
+// 4096, 4097, 8192, 16384, 65536} x layout x distribution: pass, or skip only where H is
+// beyond what the kernel holds.
 TEST_P(KernelPasses, ValidationSweep) {
   RB_REQUIRE_GPU();
-  const std::vector<Record> recs = run_sweep(validation_sweep({GetParam()}));
-  ASSERT_FALSE(recs.empty());
-  const KernelInfo* k = find_kernel(GetParam());
+  const std::string param = GetParam();
+  const std::string name = param.substr(0, param.find(':'));
+  const Op op = *parse_op(param.substr(param.find(':') + 1));
+  const KernelInfo* k = find_kernel(name);
   ASSERT_NE(k, nullptr);
+  const std::vector<Record> recs = run_sweep(sweep_for(name, {op}));
+  ASSERT_FALSE(recs.empty());
   int passed = 0, bad = 0;
   for (const Record& r : recs) {
+    EXPECT_EQ(r.op, op_name(op));
     if (r.status == Status::pass) {
       ++passed;
       EXPECT_GT(r.rows_checked, 0) << describe(r);
       continue;
     }
-    const bool allowed_skip = r.status == Status::skip && r.H > k->max_H(*parse_dtype(r.dtype));
+    Problem p;
+    p.op = op;
+    p.x = *parse_dtype(r.dtype);
+    p.w = *parse_dtype(r.wdtype);
+    p.r = r.rdtype.empty() ? p.x : *parse_dtype(r.rdtype);
+    const bool allowed_skip = r.status == Status::skip && r.H > k->max_H(p);
     if (!allowed_skip && ++bad <= 20) ADD_FAILURE() << describe(r);
   }
   EXPECT_EQ(bad, 0) << bad << " case(s) failed";
   EXPECT_GT(passed, 0);
-  std::cout << GetParam() << ": " << passed << " of " << recs.size() << " cases passed\n";
+  std::cout << param << ": " << passed << " of " << recs.size() << " cases passed\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, KernelPasses, testing::ValuesIn(names(false)), param_name);
+INSTANTIATE_TEST_SUITE_P(AllKernels, KernelPasses, testing::ValuesIn(kernel_ops()), param_name);
 
 class MutantCaught : public testing::TestWithParam<std::string> {};
 
@@ -83,7 +113,9 @@ class MutantCaught : public testing::TestWithParam<std::string> {};
 // error (that would be a harness fault, not a catch).
 TEST_P(MutantCaught, ByValidationSweep) {
   RB_REQUIRE_GPU();
-  const std::vector<Record> recs = run_sweep(validation_sweep({GetParam()}));
+  const KernelInfo* k = find_kernel(GetParam());
+  ASSERT_NE(k, nullptr);
+  const std::vector<Record> recs = run_sweep(sweep_for(GetParam(), k->ops));
   int failed = 0;
   std::string first;
   for (const Record& r : recs) {
@@ -100,6 +132,7 @@ INSTANTIATE_TEST_SUITE_P(AllMutants, MutantCaught, testing::ValuesIn(names(true)
 TEST(Auto, RecordsItsPick) {
   RB_REQUIRE_GPU();
   Sweep s;
+  s.ops = {Op::fwd};
   s.kernels = {"auto"};
   s.dtypes = {DType::bf16, DType::f32};
   s.Ms = {4};
@@ -117,9 +150,92 @@ TEST(Auto, RecordsItsPick) {
   }
 }
 
+// add and the backward ops name their pick too.
+TEST(Auto, RecordsItsPickForEveryOp) {
+  RB_REQUIRE_GPU();
+  Sweep s;
+  s.ops = {Op::bwd, Op::add, Op::add_bwd};
+  s.kernels = {"auto"};
+  s.dtypes = {DType::bf16, DType::f32};
+  s.Ms = {4};
+  s.Hs = {128, 4096, 40000};
+  s.eps = {1e-5};
+  s.dists = {Dist::normal};
+  s.layouts = {Layout::contiguous};
+  for (const Record& r : run_sweep(s)) {
+    EXPECT_EQ(r.status, Status::pass) << describe(r);
+    const DType d = *parse_dtype(r.dtype);
+    std::string want;
+    if (r.op == "add") {
+      AddArgs a;
+      a.H = r.H;
+      a.xdtype = a.wdtype = a.rdtype = d;
+      want = kern::auto_pick_add(a);
+    } else {
+      BwdArgs a;
+      a.H = r.H;
+      a.xdtype = a.dydtype = a.wdtype = d;
+      want = kern::auto_pick_bwd(a);
+    }
+    EXPECT_EQ(r.picked, want) << describe(r);
+    EXPECT_NE(r.picked, "auto");
+  }
+}
+
+// dw from many launches of every backward kernel is bitwise identical, at a size where a
+// scheduling-dependent reduction would show (16384 rows over every SM's blocks). The runner
+// also compares two launches in every checked case; this test goes straight to the kernels.
+TEST(Backward, DwIsBitwiseRepeatable) {
+  RB_REQUIRE_GPU();
+  const std::int64_t M = 16384, H = 4096;
+  std::vector<unsigned char> host(static_cast<std::size_t>(M * H) * 2);
+  for (std::size_t i = 0; i < host.size(); i += 2) {
+    // bf16 values in [0.5, 2) of varying sign: mantissa and sign from a simple LCG.
+    static std::uint32_t st = 12345;
+    st = st * 1664525u + 1013904223u;
+    const std::uint16_t b = static_cast<std::uint16_t>(0x3f00u | ((st >> 9) & 0x7fu) | ((st >> 1) & 0x8000u));
+    std::memcpy(&host[i], &b, 2);
+  }
+  DeviceBuffer x(host.size()), dy(host.size()), dx(host.size()), w(H * 2), dw(H * 2), rrms(M * 4);
+  ASSERT_EQ(cudaMemcpy(x.get(), host.data(), host.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dy.get(), host.data() + 2, host.size() - 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(w.get(), host.data(), H * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  const std::vector<float> r(static_cast<std::size_t>(M), 0.75f);
+  ASSERT_EQ(cudaMemcpy(rrms.get(), r.data(), M * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  for (const KernelInfo& k : kernel_registry()) {
+    if (k.mutant || !k.has_op(Op::bwd)) continue;
+    SCOPED_TRACE(k.name);
+    BwdArgs a;
+    a.x = x.get();
+    a.dy = dy.get();
+    a.w = w.get();
+    a.rrms = static_cast<const float*>(rrms.get());
+    a.dx = dx.get();
+    a.dw = dw.get();
+    a.M = M;
+    a.H = a.x_stride = a.dy_stride = a.dx_stride = a.ds_stride = H;
+    a.xdtype = a.dydtype = a.wdtype = DType::bf16;
+    DeviceBuffer ws(k.bwd_workspace ? k.bwd_workspace(a) : 0);
+    a.workspace = ws.get();
+    a.workspace_bytes = ws.bytes();
+    std::vector<unsigned char> first(H * 2), again(H * 2);
+    for (int run = 0; run < 5; ++run) {
+      ASSERT_EQ(cudaMemset(dw.get(), 0xFF, H * 2), cudaSuccess);
+      ASSERT_EQ(k.launch_bwd(a, nullptr, nullptr), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(run == 0 ? first.data() : again.data(), dw.get(), H * 2, cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      if (run > 0) {
+        EXPECT_EQ(std::memcmp(first.data(), again.data(), first.size()), 0) << "launch " << run << " differs";
+      }
+    }
+  }
+}
+
 TEST(Timing, ProducesBandwidthAgainstCopyCeiling) {
   RB_REQUIRE_GPU();
   Sweep s;
+  s.ops = {Op::fwd};
   s.kernels = {"row-vector"};
   s.dtypes = {DType::bf16};
   s.Ms = {1, 4096};
@@ -140,6 +256,28 @@ TEST(Timing, ProducesBandwidthAgainstCopyCeiling) {
   }
   EXPECT_TRUE(recs[0].graph_us.has_value()) << "M=1 must also be timed as graph replay";
   EXPECT_FALSE(recs[1].graph_us.has_value());
+}
+
+// A backward op is timed over all its launches (dx and partials, then the dw reduction),
+// captured into a graph at small M like any other op.
+TEST(Timing, BackwardIsTimedOverAllItsLaunches) {
+  RB_REQUIRE_GPU();
+  Sweep s;
+  s.ops = {Op::bwd, Op::add_bwd};
+  s.kernels = {"auto"};
+  s.dtypes = {DType::bf16};
+  s.Ms = {1, 4096};
+  s.Hs = {4096};
+  s.eps = {1e-5};
+  s.dists = {Dist::normal};
+  s.layouts = {Layout::contiguous};
+  const std::vector<Record> recs = run_sweep(s, true);
+  ASSERT_EQ(recs.size(), 4u);
+  for (const Record& r : recs) {
+    EXPECT_EQ(r.status, Status::pass) << describe(r);
+    ASSERT_TRUE(r.median_us && r.gbps && r.pct_of_copy) << describe(r);
+    EXPECT_EQ(r.graph_us.has_value(), r.M == 1) << describe(r);
+  }
 }
 
 }  // namespace
