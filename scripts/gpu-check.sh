@@ -11,6 +11,10 @@
 # other step; a step cut short is reported as such in the summary (rc 124), never as clean.
 # SANITIZER_FILTER (a gtest filter, default: all GPU tests) narrows the memcheck pass when
 # device time is short; the summary names the filter used.
+# STEPS (default: all of "gpu sanitizer cpu sweep quick scaleout") runs some steps only, so a
+# check can be split over several sessions of a time-limited machine: each step leaves its
+# results in OUTDIR/state/STEP.env and the summary is written from every step recorded in
+# OUTDIR so far. gpu and sanitizer, when both run, run at the same time (neither is timed).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/gpu-check.sh OUTDIR}
@@ -24,54 +28,121 @@ GPU_TESTS=$BUILD/tests/rb_gpu_tests
 CPU_TESTS=$BUILD/tests/rb_cpu_tests
 if [ ! -x "$BIN" ] || [ ! -x "$GPU_TESTS" ]; then scripts/build.sh || exit 2; fi
 
+STEPS=" ${STEPS:-gpu sanitizer cpu sweep quick scaleout} "
+mkdir -p "$OUT/state"
+want() { [[ "$STEPS" == *" $1 "* ]]; }
+# save STEP VAR...: records the variables of a finished step for the summary.
+save() { local step=$1; shift; : >"$OUT/state/$step.env"; for v in "$@"; do printf '%s=%q\n' "$v" "${!v}" >>"$OUT/state/$step.env"; done; }
 stamp() { date -u +%H:%M:%S; }
 commit=$("$BIN" --version | sed -n 's/.*commit=//p')
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 echo "[$(stamp)] gpu-check: commit=$commit gpu=$gpu"
 
-# gtest's closing lines: "[  PASSED  ] N tests." / "[  FAILED  ] N tests, listed below:"
-count() { sed -n "s/^\[  $1  \] \([0-9]*\) test.*/\1/p" "$2" | tail -n 1; }
+# gtest's closing lines: "[  PASSED  ] N tests." / "[  FAILED  ] N tests, listed below:",
+# summed over the shard logs given.
+count() {
+  local what=$1 n=0 f v; shift
+  for f in "$@"; do v=$(sed -n "s/^\[  $what  \] \([0-9]*\) test.*/\1/p" "$f" | tail -n 1); n=$((n + ${v:-0})); done
+  echo "$n"
+}
+# sharded NAME SHARDS CMD...: runs the gtest binary CMD as SHARDS processes at once (gtest's
+# own sharding: each runs every SHARDS-th test), logs in OUT/NAME.K.log; returns the worst
+# exit status. The validation tests spend their time on the host (inputs, fp64 reference),
+# so shards on one GPU finish in about 1/SHARDS of the time; none of them is timed.
+sharded() {
+  local name=$1 shards=$2 k rc=0 r; shift 2
+  local pids=()
+  for ((k = 0; k < shards; k++)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k "$@" >"$OUT/$name.$k.log" 2>&1 &
+    pids+=($!)
+  done
+  for k in "${!pids[@]}"; do wait "${pids[$k]}"; r=$?; [ "$r" -gt "$rc" ] && rc=$r; done
+  return "$rc"
+}
+GPU_SHARDS=${GPU_SHARDS:-4}
 
-echo "[$(stamp)] GPU tests"
-timeout "$STEP_TIMEOUT" "$GPU_TESTS" --gtest_output="xml:$OUT/gpu-tests.xml" >"$OUT/gpu-tests.log" 2>&1
-gpu_rc=$?
-gpu_pass=$(count PASSED "$OUT/gpu-tests.log"); gpu_fail=$(count FAILED "$OUT/gpu-tests.log")
-gpu_skip=$(count SKIPPED "$OUT/gpu-tests.log")
-mutants_total=$("$BIN" list --all | grep -c '^mutant-')
-mutants_caught=$(grep '^MUTANT .* caught by [1-9]' "$OUT/gpu-tests.log" | wc -l)
-echo "[$(stamp)] GPU tests rc=$gpu_rc passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0} mutants=$mutants_caught/$mutants_total"
+run_sanitizer() {
+  echo "[$(stamp)] compute-sanitizer memcheck, $GPU_SHARDS shards (timeout ${SANITIZER_TIMEOUT}s)"
+  sharded sanitizer "$GPU_SHARDS" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool memcheck --print-limit 20 \
+    "$GPU_TESTS" --gtest_filter="$SANITIZER_FILTER"
+  san_rc=$?
+  # One "ERROR SUMMARY: N errors" per shard; a shard without one did not finish.
+  san_errors=0
+  for f in "$OUT"/sanitizer.*.log; do
+    v=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$f" | tail -n 1)
+    if [ -z "$v" ]; then san_errors=unknown; break; fi
+    san_errors=$((san_errors + v))
+  done
+  if [ "$san_rc" -eq 124 ]; then san_state="cut short after ${SANITIZER_TIMEOUT}s"; else san_state="complete rc=$san_rc"; fi
+  san_pass=$(count PASSED "$OUT"/sanitizer.*.log)
+  san_filter=$SANITIZER_FILTER
+  save sanitizer san_rc san_errors san_state san_pass san_filter
+  echo "[$(stamp)] sanitizer $san_state errors=${san_errors:-none reported} tests passed under it=${san_pass:-0}"
+}
+san_pid=
+if want sanitizer && want gpu; then run_sanitizer & san_pid=$!; fi
 
-echo "[$(stamp)] CPU tests"
-timeout "$STEP_TIMEOUT" "$CPU_TESTS" >"$OUT/cpu-tests.log" 2>&1
-cpu_rc=$?
-cpu_pass=$(count PASSED "$OUT/cpu-tests.log"); cpu_fail=$(count FAILED "$OUT/cpu-tests.log")
-echo "[$(stamp)] CPU tests rc=$cpu_rc passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
+if want gpu; then
+  echo "[$(stamp)] GPU tests, $GPU_SHARDS shards"
+  sharded gpu-tests "$GPU_SHARDS" timeout "$STEP_TIMEOUT" "$GPU_TESTS"
+  gpu_rc=$?
+  gpu_pass=$(count PASSED "$OUT"/gpu-tests.*.log); gpu_fail=$(count FAILED "$OUT"/gpu-tests.*.log)
+  gpu_skip=$(count SKIPPED "$OUT"/gpu-tests.*.log)
+  mutants_total=$("$BIN" list --all | grep -c '^mutant-')
+  mutants_caught=$(cat "$OUT"/gpu-tests.*.log | grep -c '^MUTANT .* caught by [1-9]')
+  save gpu gpu_rc gpu_pass gpu_fail gpu_skip mutants_total mutants_caught
+  echo "[$(stamp)] GPU tests rc=$gpu_rc passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0} mutants=$mutants_caught/$mutants_total"
+fi
 
-echo "[$(stamp)] default sweep"
-timeout "$STEP_TIMEOUT" "$BIN" --out "$OUT/sweep" >"$OUT/sweep.log" 2>"$OUT/sweep.err"
-sweep_rc=$?
-echo "[$(stamp)] sweep rc=$sweep_rc"
+if want cpu; then
+  echo "[$(stamp)] CPU tests"
+  timeout "$STEP_TIMEOUT" "$CPU_TESTS" >"$OUT/cpu-tests.log" 2>&1
+  cpu_rc=$?
+  cpu_pass=$(count PASSED "$OUT/cpu-tests.log"); cpu_fail=$(count FAILED "$OUT/cpu-tests.log")
+  save cpu cpu_rc cpu_pass cpu_fail
+  echo "[$(stamp)] CPU tests rc=$cpu_rc passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
+fi
 
-# Headline: auto, fwd, bf16, M=16384, per H: GB/s and % of copy (best over eps).
-headline=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-  $c["kernel"] == "auto" && $c["op"] == "fwd" && $c["dtype"] == "bf16" && $c["wdtype"] == "bf16" &&
-  $c["M"] == 16384 && $c["status"] == "pass" {
-    h = $c["H"]; if (!(h in g) || $c["gbps"] + 0 > g[h] + 0) { g[h] = $c["gbps"]; p[h] = $c["pct_of_copy"]; k[h] = $c["picked"] } }
-  END { for (h in g) printf "%d H=%s %.0f GB/s %.1f%% (%s);\n", h, h, g[h], p[h], k[h] }' \
-  "$OUT/sweep/results.csv" 2>/dev/null | sort -n | cut -d' ' -f2- | tr '\n' ' ')
-copy=$(sed -n 's/^copy ceiling: \([0-9]*\) GB.*/\1/p' "$OUT/sweep.err" | head -n 1)
-headline="copy ceiling ${copy:-?} GB/s; $headline"
+if [ -n "$san_pid" ]; then wait "$san_pid"; elif want sanitizer; then run_sanitizer; fi
 
-echo "[$(stamp)] README quick start: scripts/run.sh --H 4096 --dtype bf16"
-RB_SKIP_BUILD=1 BUILD_DIR="$BUILD" timeout "$STEP_TIMEOUT" scripts/run.sh --H 4096 --dtype bf16 --out "$OUT/h4096" \
-  >"$OUT/h4096.log" 2>&1
-quick_rc=$?
-echo "[$(stamp)] quick start rc=$quick_rc"
+if want sweep; then
+  echo "[$(stamp)] default sweep"
+  timeout "$STEP_TIMEOUT" "$BIN" --out "$OUT/sweep" >"$OUT/sweep.log" 2>"$OUT/sweep.err"
+  sweep_rc=$?
+  sweep_line=$(grep -E '^[0-9]+ pass' "$OUT/sweep.log" | tail -n 1)
+  echo "[$(stamp)] sweep rc=$sweep_rc"
+  # Headline per op: auto, bf16 (w and residual bf16), M=16384, per H: GB/s and % of copy
+  # (best over eps).
+  copy=$(sed -n 's/^copy ceiling: \([0-9]*\) GB.*/\1/p' "$OUT/sweep.err" | head -n 1)
+  headline="copy ceiling ${copy:-?} GB/s"
+  for op in fwd bwd add add-bwd; do
+    line=$(awk -F, -v op="$op" 'NR==1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      $c["kernel"] == "auto" && $c["op"] == op && $c["dtype"] == "bf16" && $c["wdtype"] == "bf16" &&
+      $c["M"] == 16384 && $c["status"] == "pass" {
+        h = $c["H"]; if (!(h in g) || $c["gbps"] + 0 > g[h] + 0) { g[h] = $c["gbps"]; p[h] = $c["pct_of_copy"]; k[h] = $c["picked"] } }
+      END { for (h in g) printf "%d H=%s %.0f GB/s %.1f%% (%s);\n", h, h, g[h], p[h], k[h] }' \
+      "$OUT/sweep/results.csv" 2>/dev/null | sort -n | cut -d' ' -f2- | tr '\n' ' ')
+    headline="$headline
+headline $op (auto bf16 M=16384): $line"
+  done
+  save sweep sweep_rc sweep_line headline
+fi
+
+if want quick; then
+  echo "[$(stamp)] README quick start: scripts/run.sh --H 4096 --dtype bf16"
+  RB_SKIP_BUILD=1 BUILD_DIR="$BUILD" timeout "$STEP_TIMEOUT" scripts/run.sh --H 4096 --dtype bf16 --out "$OUT/h4096" \
+    >"$OUT/h4096.log" 2>&1
+  quick_rc=$?
+  quick_line=$(grep -E '^[0-9]+ pass' "$OUT/h4096.log" | tail -n 1)
+  save quick quick_rc quick_line
+  echo "[$(stamp)] quick start rc=$quick_rc"
+fi
 
 # Scale-out: the same small sweep whole and as 2 shards merged must compare clean; the gate
 # must pass against a fresh baseline and fail against one whose bandwidth is raised by 20%.
+if want scaleout; then
 echo "[$(stamp)] scale-out: shards, merge, compare, ci-gate"
-SO=(--H 4096,8192 --M 16384 --dtype bf16 --eps 1e-5 --quiet)
+SO=(--op fwd --H 4096,8192 --M 16384 --dtype bf16 --eps 1e-5 --quiet)
 {
   "$BIN" "${SO[@]}" --out "$OUT/so/whole" >/dev/null
   "$BIN" "${SO[@]}" --shard 0/2 --out "$OUT/so/shard0" >/dev/null
@@ -96,31 +167,26 @@ PY
 so_compare=$(sed -n 's/^compare whole vs 2 shards merged: rc=//p' "$OUT/scaleout.log")
 so_fresh=$(sed -n 's/^ci-gate against a fresh baseline: rc=//p' "$OUT/scaleout.log")
 so_raised=$(sed -n 's/^ci-gate against the baseline raised by 20%: rc=//p' "$OUT/scaleout.log")
+save scaleout so_compare so_fresh so_raised
 echo "[$(stamp)] scale-out: shards-vs-whole compare rc=$so_compare, gate fresh rc=$so_fresh, gate raised rc=$so_raised"
+fi
 
-echo "[$(stamp)] compute-sanitizer memcheck (timeout ${SANITIZER_TIMEOUT}s)"
-timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool memcheck --print-limit 20 "$GPU_TESTS" \
-  --gtest_filter="$SANITIZER_FILTER" \
-  >"$OUT/sanitizer.log" 2>&1
-san_rc=$?
-san_errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$OUT/sanitizer.log" | tail -n 1)
-if [ "$san_rc" -eq 124 ]; then san_state="cut short after ${SANITIZER_TIMEOUT}s"; else san_state="complete rc=$san_rc"; fi
-san_pass=$(count PASSED "$OUT/sanitizer.log")
-echo "[$(stamp)] sanitizer $san_state errors=${san_errors:-none reported} tests passed under it=${san_pass:-0}"
-
+# The summary, from every step recorded in OUT (this run's and earlier ones').
+for f in "$OUT"/state/*.env; do [ -e "$f" ] && . "$f"; done
 {
   echo "commit=$commit"
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "gpu=$gpu"
-  echo "gpu_tests: rc=$gpu_rc passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0}"
-  echo "mutants_caught=$mutants_caught/$mutants_total"
-  echo "cpu_tests: rc=$cpu_rc passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
-  echo "sanitizer: memcheck over gtest filter '$SANITIZER_FILTER' $san_state, errors=${san_errors:-unknown}, gpu tests passed under it=${san_pass:-0}"
-  echo "sweep: rc=$sweep_rc, $(grep -E '^[0-9]+ pass' "$OUT/sweep.log" | tail -n 1)"
-  echo "quick start (scripts/run.sh --H 4096 --dtype bf16): rc=$quick_rc, $(grep -E '^[0-9]+ pass' "$OUT/h4096.log" | tail -n 1)"
-  echo "scale-out (bf16 M=16384 H=4096,8192): whole vs 2 shards merged compare rc=$so_compare (0 = clean); ci-gate fresh baseline rc=$so_fresh (want 0), +20% baseline rc=$so_raised (want 1)"
-  echo "headline (auto fwd bf16 M=16384): $headline"
+  echo "gpu_tests: rc=${gpu_rc:-not run} passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0}"
+  echo "mutants_caught=${mutants_caught:-0}/${mutants_total:-?}"
+  echo "cpu_tests: rc=${cpu_rc:-not run} passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
+  echo "sanitizer: memcheck over gtest filter '${san_filter:-}' ${san_state:-not run}, errors=${san_errors:-unknown}, gpu tests passed under it=${san_pass:-0}"
+  echo "sweep: rc=${sweep_rc:-not run}, ${sweep_line:-}"
+  echo "quick start (scripts/run.sh --H 4096 --dtype bf16): rc=${quick_rc:-not run}, ${quick_line:-}"
+  echo "scale-out (fwd bf16 M=16384 H=4096,8192): whole vs 2 shards merged compare rc=${so_compare:-not run} (0 = clean); ci-gate fresh baseline rc=${so_fresh:-not run} (want 0), +20% baseline rc=${so_raised:-not run} (want 1)"
+  echo "${headline:-headline: sweep not run}"
 } >"$OUT/summary.txt"
 cat "$OUT/summary.txt"
-[ "$gpu_rc" -eq 0 ] && [ "$cpu_rc" -eq 0 ] && [ "$sweep_rc" -eq 0 ] && [ "$quick_rc" -eq 0 ] &&
-  [ "$so_compare" = 0 ] && [ "$so_fresh" = 0 ] && [ "$so_raised" = 1 ] && [ "${san_errors:-1}" = "0" ] && [ "$san_rc" -ne 124 ]
+[ "${gpu_rc:-1}" = 0 ] && [ "${cpu_rc:-1}" = 0 ] && [ "${sweep_rc:-1}" = 0 ] && [ "${quick_rc:-1}" = 0 ] &&
+  [ "${so_compare:-1}" = 0 ] && [ "${so_fresh:-1}" = 0 ] && [ "${so_raised:-0}" = 1 ] && [ "${san_errors:-1}" = "0" ] &&
+  [ "${san_rc:-124}" -ne 124 ]
