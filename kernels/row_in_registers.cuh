@@ -69,7 +69,7 @@ struct RowSlice {
         const std::int64_t c0 = head + vi * V;
         float f[V], wf[V];
         unpack<T>(v[i], f);
-        load_weights_any<W, V>(w + c0, w, w + H, wf);  // any row phase: aligned or shifted
+        load_weights<W, V>(w + c0, wf);
 #pragma unroll
         for (int k = 0; k < V; ++k) f[k] = f[k] * r * wf[k];
         store_vec<T>(yrow + c0, pack<T>(f));
