@@ -101,12 +101,15 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
   if (a.M == 0) return cudaSuccess;
   return dispatch_fwd_dtypes(a.xdtype, a.wdtype, [&](auto t, auto w) -> cudaError_t {
     using T = decltype(t);
-    // About kUnroll vectors a thread, in whole warps, rounded DOWN: a row one vector past a
-    // multiple (odd H: 4097 is 513 vectors) gives one thread a second round instead of a
-    // block of 160 threads, which fits fewer rows per SM than 128 (bf16 H=4097 went from
-    // 78.4% to the measurement in docs/perf-notes.md, run 12).
+    // About kUnroll vectors a thread, in whole warps. Small blocks round DOWN: a row one
+    // vector past a multiple (odd H: 4097 is 513 vectors) then gives one thread a second
+    // round instead of running 160 threads, which fit fewer rows per SM than 128 (bf16
+    // H=4097: 78.4% -> 86.5% of copy, 2049: 72.4% -> 80.6%). From 256 threads up they round
+    // UP: 8193 at 288 threads takes the plain second pass (92.8%), at 256 the unrolled one
+    // with a second round (87.9%). docs/perf-notes.md, runs 11-12.
     const std::int64_t nv = (a.H + kVec<T> - 1) / kVec<T>;
     std::int64_t threads = nv / kUnroll / 32 * 32;
+    if (threads >= 256) threads = ((nv + kUnroll - 1) / kUnroll + 31) / 32 * 32;
     threads = threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
     // Measured (docs/perf-notes.md): the unrolled second pass wins for blocks of <= 256
     // threads, the plain one for larger blocks, where its smaller register footprint fits
