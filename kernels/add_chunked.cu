@@ -51,19 +51,15 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
   __shared__ float scratch[32];
   const int tid = static_cast<int>(threadIdx.x);
   const std::int64_t row = blockIdx.x;
-  const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
-  const R* r = static_cast<const R*>(a.r) + row * a.r_stride;
-  const W* w = static_cast<const W*>(a.w);
-  R* s = static_cast<R*>(a.s) + row * a.s_stride;
-  T* y = static_cast<T*>(a.y) + row * a.y_stride;
+  const AddRow<T, W, R> io(a, row);
   const std::int64_t H = a.H;
-  const std::int64_t head = head_elems(x, H);
+  const std::int64_t head = head_elems(io.x, H);
   const std::int64_t nvec = (H - head) / V;
   const std::int64_t body_end = head + nvec * V;
   // Rows whose r, s and y share x's 16-byte phase run the unrolled loops with plain vector
   // access; others go one vector at a time and test each access (their element-wise loads
   // would otherwise hold a register per element, and ptxas sizes the kernel for them).
-  const bool aligned = streams_aligned(r, s, y, head);
+  const bool aligned = streams_aligned(io.r, io.s, io.y, head);
 
   // Pass 1: s = x + r, stored, squares summed. A round is U vectors a thread, NT vectors
   // apart (compile-time offsets from the round's first column), all loads issued first.
@@ -73,9 +69,9 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
     for (std::int64_t base = tid; base < nvec; base += static_cast<std::int64_t>(U) * NT) {
       const std::int64_t left = nvec - base;  // vectors from this thread's first one on
       const std::int64_t c = head + base * V;
-      const T* xc = x + c;
-      const R* rc = r + c;
-      R* sc = s + c;
+      const T* xc = io.x + c;
+      const R* rc = io.r + c;
+      R* sc = io.s + c;
       uint4 xv[U], rv[U][RV];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
@@ -101,11 +97,11 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
   else
     pass1(std::false_type{}, std::integral_constant<int, 1>{});
   for (std::int64_t j = tid; j < head; j += NT) {
-    const float v = add_store_elem(x, r, s, j);
+    const float v = add_store_elem(io.x, io.r, io.s, j);
     sumsq += v * v;
   }
   for (std::int64_t j = body_end + tid; j < H; j += NT) {
-    const float v = add_store_elem(x, r, s, j);
+    const float v = add_store_elem(io.x, io.r, io.s, j);
     sumsq += v * v;
   }
 
@@ -121,10 +117,10 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
     for (std::int64_t base = tid; base < nvec; base += static_cast<std::int64_t>(U) * NT) {
       const std::int64_t left = nvec - base;
       const std::int64_t c = head + base * V;
-      const T* xc = x + c;
-      const R* rc = r + c;
-      const W* wc = w + c;
-      T* yc = y + c;
+      const T* xc = io.x + c;
+      const R* rc = io.r + c;
+      const W* wc = io.w + c;
+      T* yc = io.y + c;
       uint4 xv[U], rv[U][RV];
       alignas(16) W wraw[U][V];  // raw: half the registers of fp32 for 16-bit weights
 #pragma unroll
@@ -147,12 +143,13 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
       }
     }
   };
-  if (kUnrolled2 && aligned && aligned16(w + head))
+  if (kUnrolled2 && aligned && aligned16(io.w + head))
     pass2(std::true_type{}, std::integral_constant<int, U2>{});
   else
     pass2(std::false_type{}, std::integral_constant<int, 1>{});
-  for (std::int64_t j = tid; j < head; j += NT) normalize_elem(add_elem(x, r, j), rr, w, y, j);
-  for (std::int64_t j = body_end + tid; j < H; j += NT) normalize_elem(add_elem(x, r, j), rr, w, y, j);
+  for (std::int64_t j = tid; j < head; j += NT) normalize_elem(add_elem(io.x, io.r, j), rr, io.w, io.y, j);
+  for (std::int64_t j = body_end + tid; j < H; j += NT)
+    normalize_elem(add_elem(io.x, io.r, j), rr, io.w, io.y, j);
 }
 
 }  // namespace

@@ -15,6 +15,23 @@
 
 namespace rb::kern {
 
+// A row's tensors in a (row `row`): x, r, s and y at the row's first column, each through its
+// own stride; w, the one weight vector of every row.
+template <class T, class W, class R>
+struct AddRow {
+  const T* x;
+  const R* r;
+  const W* w;
+  R* s;
+  T* y;
+  __device__ __forceinline__ AddRow(const AddArgs& a, std::int64_t row)
+      : x(static_cast<const T*>(a.x) + row * a.x_stride),
+        r(static_cast<const R*>(a.r) + row * a.r_stride),
+        w(static_cast<const W*>(a.w)),
+        s(static_cast<R*>(a.s) + row * a.s_stride),
+        y(static_cast<T*>(a.y) + row * a.y_stride) {}
+};
+
 // p, promised 16-byte aligned when kAligned (the caller checked the row's phase once): the
 // vector helpers then drop their per-access alignment test and its element-wise branch.
 template <bool kAligned, class P>

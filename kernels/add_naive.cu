@@ -16,20 +16,17 @@ template <class T, class W, class R>
 __global__ void __launch_bounds__(kThreads) add_naive_kernel(AddArgs a) {
   __shared__ float scratch[32];
   const std::int64_t row = blockIdx.x;
-  const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
-  const R* r = static_cast<const R*>(a.r) + row * a.r_stride;
-  const W* w = static_cast<const W*>(a.w);
-  T* y = static_cast<T*>(a.y) + row * a.y_stride;
-  R* s = static_cast<R*>(a.s) + row * a.s_stride;
+  const AddRow<T, W, R> io(a, row);
 
   float sumsq = 0.f;
   for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x) {
-    const float v = add_store_elem(x, r, s, c);
+    const float v = add_store_elem(io.x, io.r, io.s, c);
     sumsq += v * v;
   }
   const float rr = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(a.H) + a.eps);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = rr;
-  for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x) normalize_elem(add_elem(x, r, c), rr, w, y, c);
+  for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x)
+    normalize_elem(add_elem(io.x, io.r, c), rr, io.w, io.y, c);
 }
 
 }  // namespace

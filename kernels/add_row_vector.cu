@@ -55,20 +55,16 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
   // the whole warp. They load nothing and store nothing.
   const bool active = row < a.M;
   const std::int64_t rw = active ? row : 0;
-  const T* x = static_cast<const T*>(a.x) + rw * a.x_stride;
-  const R* r = static_cast<const R*>(a.r) + rw * a.r_stride;
-  const W* w = static_cast<const W*>(a.w);
-  R* s = static_cast<R*>(a.s) + rw * a.s_stride;
-  T* y = static_cast<T*>(a.y) + rw * a.y_stride;
+  const AddRow<T, W, R> io(a, rw);
   const std::int64_t H = a.H;
-  const std::int64_t head = active ? head_elems(x, H) : 0;
+  const std::int64_t head = active ? head_elems(io.x, H) : 0;
   const std::int64_t nvec = active ? (H - head) / V : 0;
   const std::int64_t body_end = head + nvec * V;
   // Rows whose r, s and y share x's 16-byte phase (every row of contiguous tensors with
   // aligned bases and r of x's dtype) issue all their loads at once, with no per-access test.
   // Other rows test each access and go one vector at a time: their element-wise loads of r
   // would otherwise hold a register per element and cost every row registers.
-  const bool aligned = streams_aligned(r, s, y, head);
+  const bool aligned = streams_aligned(io.r, io.s, io.y, head);
 
   float sv[kVpt][V];  // the thread's body columns of s, fp32
   float edge[2 * E];  // head columns rank + e*size, then tail columns body_end + rank + e*size
@@ -77,8 +73,8 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
 #pragma unroll
     for (int e = 0; e < E; ++e) {
       const std::int64_t j = rank + static_cast<std::int64_t>(e) * size;
-      edge[e] = j < head ? add_store_elem(x, r, s, j) : 0.f;
-      edge[E + e] = active && body_end + j < H ? add_store_elem(x, r, s, body_end + j) : 0.f;
+      edge[e] = j < head ? add_store_elem(io.x, io.r, io.s, j) : 0.f;
+      edge[E + e] = active && body_end + j < H ? add_store_elem(io.x, io.r, io.s, body_end + j) : 0.f;
     }
   };
   const auto add_sum_store = [&](int i, const uint4& xv, const uint4* rv, R* sp) {
@@ -95,15 +91,15 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
       const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
       if (vi < nvec) {
         const std::int64_t c0 = head + vi * V;
-        xv[i] = load_stream(x + c0);
-        load_residual<T, R, true>(assume16<true>(r + c0), rv[i]);
+        xv[i] = load_stream(io.x + c0);
+        load_residual<T, R, true>(assume16<true>(io.r + c0), rv[i]);
       }
     }
     load_edges();
 #pragma unroll
     for (int i = 0; i < kVpt; ++i) {
       const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
-      if (vi < nvec) add_sum_store(i, xv[i], rv[i], assume16<true>(s + head + vi * V));
+      if (vi < nvec) add_sum_store(i, xv[i], rv[i], assume16<true>(io.s + head + vi * V));
     }
   } else {
     load_edges();
@@ -113,8 +109,8 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
       if (vi < nvec) {
         const std::int64_t c0 = head + vi * V;
         uint4 rv[RV];
-        load_residual<T, R, true>(r + c0, rv);
-        add_sum_store(i, load_stream(x + c0), rv, s + c0);
+        load_residual<T, R, true>(io.r + c0, rv);
+        add_sum_store(i, load_stream(io.x + c0), rv, io.s + c0);
       }
     }
   }
@@ -134,7 +130,7 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
       const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
       if (vi < nvec) {
         const std::int64_t c0 = head + vi * V;
-        normalize_vec<T, W>(sv[i], rr, w + c0, assume16<kAligned>(y + c0));
+        normalize_vec<T, W>(sv[i], rr, io.w + c0, assume16<kAligned>(io.y + c0));
       }
     }
   };
@@ -145,8 +141,8 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
 #pragma unroll
   for (int e = 0; e < E; ++e) {
     const std::int64_t j = rank + static_cast<std::int64_t>(e) * size;
-    if (j < head) normalize_elem(edge[e], rr, w, y, j);
-    if (body_end + j < H) normalize_elem(edge[E + e], rr, w, y, body_end + j);
+    if (j < head) normalize_elem(edge[e], rr, io.w, io.y, j);
+    if (body_end + j < H) normalize_elem(edge[E + e], rr, io.w, io.y, body_end + j);
   }
 }
 

@@ -204,9 +204,9 @@ cudaError_t make_plan(const BwdArgs& a, Plan& plan) {
   return cudaSuccess;
 }
 
-// Calls f(plan, W{}) with the configuration for a's dtypes and H.
-template <class F>
-cudaError_t with_plan(const BwdArgs& a, F&& f) {
+// Calls f(plan, W{}) with the configuration for a's dtypes and H (a function object, for the
+// host helpers of bwd_common.cuh).
+constexpr auto with_plan = [](const BwdArgs& a, auto&& f) -> cudaError_t {
   if (a.H < 1 || a.M < 0) return cudaErrorInvalidValue;
   return dispatch_bwd_dtypes(a.xdtype, a.dydtype, a.wdtype, [&](auto xt, auto gt, auto wt) -> cudaError_t {
     using X = decltype(xt);
@@ -218,31 +218,17 @@ cudaError_t with_plan(const BwdArgs& a, F&& f) {
     if (e != cudaSuccess) return e;
     return f(plan, W{});
   });
-}
+};
 
 }  // namespace
 
-std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a) {
-  std::size_t bytes = 0;
-  with_plan(a, [&](const Plan& plan, auto) -> cudaError_t {
-    bytes = partial_bytes(plan.P, a.H);
-    return cudaSuccess;
-  });
-  return bytes;
-}
+std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a) { return planned_workspace_bytes(a, with_plan); }
 
 cudaError_t launch_bwd_chunked(const BwdArgs& a, cudaStream_t s) {
-  return with_plan(a, [&](const Plan& plan, auto wt) -> cudaError_t {
-    using W = decltype(wt);
-    if (!workspace_ok(a, partial_bytes(plan.P, a.H))) return cudaErrorInvalidValue;
-    float* part = static_cast<float*>(a.workspace);
-    if (plan.P > 0) {
-      const std::int64_t blocks = plan.P * plan.slices;
-      plan.kernel<<<static_cast<unsigned>(blocks), plan.threads, plan.smem, s>>>(a, part, plan.P, plan.slices,
-                                                                                 plan.slice_cols);
-    }
-    launch_dw_column_sum<W>(part, plan.P, a.H, a.dw, s);
-    return cudaGetLastError();
+  return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part) {
+    const std::int64_t blocks = plan.P * plan.slices;
+    plan.kernel<<<static_cast<unsigned>(blocks), plan.threads, plan.smem, s>>>(a, part, plan.P, plan.slices,
+                                                                               plan.slice_cols);
   });
 }
 

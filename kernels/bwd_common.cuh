@@ -1,8 +1,8 @@
-// Device building blocks shared by the backward strategies (bwd and add-bwd, BwdArgs):
-// chunks of N consecutive columns moved as 16-byte vectors where the chunk is whole and its
-// address 16-byte aligned, element by element otherwise; resident-block counts for the
-// persistent grids; and dw's column reduction, the second kernel of every strategy with
-// partials.
+// Device building blocks shared by the backward strategies (bwd and add-bwd, BwdArgs): a
+// row's tensor pointers; chunks of N consecutive columns moved as 16-byte vectors where the
+// chunk is whole and its address 16-byte aligned, element by element otherwise; resident-block
+// counts for the persistent grids; dw's column reduction, the second kernel of every strategy
+// with partials; and the host side (workspace size, launch) of the persistent-grid strategies.
 //
 // dw is deterministic by construction: each block of a persistent grid of P blocks owns
 // partial row p of the workspace (P x H fp32) and adds its rows into it in row order; the
@@ -14,6 +14,23 @@
 #include "kernels/common.cuh"
 
 namespace rb::kern {
+
+// A row's tensors in a (row `row`): x, dy, ds (ds_out; nullptr without it) and dx at the
+// row's first column, each through its own stride; w, the one weight vector of every row.
+template <class X, class G, class W>
+struct BwdRow {
+  const X* x;
+  const G* dy;
+  const W* w;
+  const X* ds;
+  X* dx;
+  __device__ __forceinline__ BwdRow(const BwdArgs& a, std::int64_t row)
+      : x(static_cast<const X*>(a.x) + row * a.x_stride),
+        dy(static_cast<const G*>(a.dy) + row * a.dy_stride),
+        w(static_cast<const W*>(a.w)),
+        ds(a.ds_out != nullptr ? static_cast<const X*>(a.ds_out) + row * a.ds_stride : nullptr),
+        dx(static_cast<X*>(a.dx) + row * a.dx_stride) {}
+};
 
 // How a chunk load reaches memory: plain (cached in L1, for rows read again), streaming
 // (evict-first, for rows read once) or read-only (__ldg, for the weight).
@@ -167,6 +184,38 @@ inline std::size_t partial_bytes(std::int64_t P, std::int64_t H) {
 // The launcher's check of the caller's workspace against what the launch writes.
 inline bool workspace_ok(const BwdArgs& a, std::size_t need) {
   return need == 0 || (a.workspace != nullptr && a.workspace_bytes >= need);
+}
+
+// ---- host side of the persistent-grid strategies (chunked, row-vector) ---------------------
+// with_plan(a, f) checks a, makes the launch configuration for a's dtypes and H and returns
+// f(plan, W{}) (W: w's dtype), or its own error without calling f. plan.P is the number of
+// row blocks of the persistent grid = partial rows of the workspace (0 when M == 0).
+
+// The workspace of a's launch: plan.P partial rows of H fp32 (0 where with_plan refuses a).
+template <class WithPlan>
+std::size_t planned_workspace_bytes(const BwdArgs& a, const WithPlan& with_plan) {
+  std::size_t bytes = 0;
+  with_plan(a, [&](const auto& plan, auto) -> cudaError_t {
+    bytes = partial_bytes(plan.P, a.H);
+    return cudaSuccess;
+  });
+  return bytes;
+}
+
+// a's launch: the caller's workspace checked against the plan's partial rows, then
+// launch_rows(plan, part) where there are rows (P > 0: the row kernel, its partials into
+// part = the workspace), then dw's column sum of the P partials. Returns the launch error.
+template <class WithPlan, class LaunchRows>
+cudaError_t launch_planned(const BwdArgs& a, cudaStream_t s, const WithPlan& with_plan,
+                           const LaunchRows& launch_rows) {
+  return with_plan(a, [&](const auto& plan, auto wt) -> cudaError_t {
+    using W = decltype(wt);
+    if (!workspace_ok(a, partial_bytes(plan.P, a.H))) return cudaErrorInvalidValue;
+    float* part = static_cast<float*>(a.workspace);
+    if (plan.P > 0) launch_rows(plan, part);
+    launch_dw_column_sum<W>(part, plan.P, a.H, a.dw, s);
+    return cudaGetLastError();
+  });
 }
 
 }  // namespace rb::kern

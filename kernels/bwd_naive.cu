@@ -21,22 +21,19 @@ __global__ void __launch_bounds__(kThreads) bwd_naive_dx_kernel(BwdArgs a) {
   __shared__ float scratch[32];
   const std::int64_t row = blockIdx.x;
   const std::int64_t H = a.H;
-  const X* x = static_cast<const X*>(a.x) + row * a.x_stride;
-  const G* dy = static_cast<const G*>(a.dy) + row * a.dy_stride;
-  const W* w = static_cast<const W*>(a.w);
-  const X* ds = a.ds_out != nullptr ? static_cast<const X*>(a.ds_out) + row * a.ds_stride : nullptr;
-  X* dx = static_cast<X*>(a.dx) + row * a.dx_stride;
+  const BwdRow<X, G, W> io(a, row);
 
   float s = 0.f;
-  for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x) s += to_f32(dy[c]) * to_f32(w[c]) * to_f32(x[c]);
+  for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x)
+    s += to_f32(io.dy[c]) * to_f32(io.w[c]) * to_f32(io.x[c]);
   const float S = block_sum(s, scratch);
   const float r = a.rrms[row];
   const float corr = r * r * r / static_cast<float>(H) * S;
   for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x) {
-    const float g = to_f32(dy[c]) * to_f32(w[c]);
-    float d = r * g - to_f32(x[c]) * corr;
-    if (ds != nullptr) d += to_f32(ds[c]);
-    dx[c] = from_f32<X>(d);
+    const float g = to_f32(io.dy[c]) * to_f32(io.w[c]);
+    float d = r * g - to_f32(io.x[c]) * corr;
+    if (io.ds != nullptr) d += to_f32(io.ds[c]);
+    io.dx[c] = from_f32<X>(d);
   }
 }
 

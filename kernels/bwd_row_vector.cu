@@ -209,9 +209,9 @@ Plan choose_plan(const BwdArgs& a) {
   return best;
 }
 
-// Calls f(plan, W{}) with the configuration for a's dtypes and H.
-template <class F>
-cudaError_t with_plan(const BwdArgs& a, F&& f) {
+// Calls f(plan, W{}) with the configuration for a's dtypes and H (a function object, for the
+// host helpers of bwd_common.cuh).
+constexpr auto with_plan = [](const BwdArgs& a, auto&& f) -> cudaError_t {
   if (a.H < 1 || a.M < 0 || a.H > bwd_row_vector_max_H(a.xdtype)) return cudaErrorInvalidValue;
   return dispatch_bwd_dtypes(a.xdtype, a.dydtype, a.wdtype, [&](auto xt, auto gt, auto wt) -> cudaError_t {
     using X = decltype(xt);
@@ -221,7 +221,7 @@ cudaError_t with_plan(const BwdArgs& a, F&& f) {
     if (plan.kernel == nullptr) return cudaErrorInvalidConfiguration;
     return f(plan, W{});
   });
-}
+};
 
 }  // namespace
 
@@ -231,23 +231,11 @@ std::int64_t bwd_row_vector_max_H(DType x) {
   return x == DType::f32 ? 8192 : 16384;
 }
 
-std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) {
-  std::size_t bytes = 0;
-  with_plan(a, [&](const Plan& plan, auto) -> cudaError_t {
-    bytes = partial_bytes(plan.P, a.H);
-    return cudaSuccess;
-  });
-  return bytes;
-}
+std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) { return planned_workspace_bytes(a, with_plan); }
 
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s) {
-  return with_plan(a, [&](const Plan& plan, auto wt) -> cudaError_t {
-    using W = decltype(wt);
-    if (!workspace_ok(a, partial_bytes(plan.P, a.H))) return cudaErrorInvalidValue;
-    float* part = static_cast<float*>(a.workspace);
-    if (plan.P > 0) plan.kernel<<<static_cast<unsigned>(plan.P), plan.threads, 0, s>>>(a, part);
-    launch_dw_column_sum<W>(part, plan.P, a.H, a.dw, s);
-    return cudaGetLastError();
+  return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part) {
+    plan.kernel<<<static_cast<unsigned>(plan.P), plan.threads, 0, s>>>(a, part);
   });
 }
 

@@ -25,23 +25,19 @@ template <class T, class W, class R, AddBug B>
 __global__ void __launch_bounds__(kThreads) add_mutant_kernel(AddArgs a) {
   __shared__ float scratch[32];
   const std::int64_t row = blockIdx.x;
-  const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
-  const R* r = static_cast<const R*>(a.r) + row * a.r_stride;
-  const W* w = static_cast<const W*>(a.w);
-  T* y = static_cast<T*>(a.y) + row * a.y_stride;
-  R* s = static_cast<R*>(a.s) + row * a.s_stride;
+  const AddRow<T, W, R> io(a, row);
 
   float sumsq = 0.f;
   for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x) {
-    const float v = mutant_sum<B>(x, r, c);
-    s[c] = from_f32<R>(v);
+    const float v = mutant_sum<B>(io.x, io.r, c);
+    io.s[c] = from_f32<R>(v);
     sumsq += v * v;
   }
   const float ms = block_sum(sumsq, scratch) / static_cast<float>(a.H);
   const float rr = rsqrtf(ms + a.eps);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = B == AddBug::saved_rms ? sqrtf(ms + a.eps) : rr;
   for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x)
-    normalize_elem(mutant_sum<B>(x, r, c), rr, w, y, c);
+    normalize_elem(mutant_sum<B>(io.x, io.r, c), rr, io.w, io.y, c);
 }
 
 template <class T, class W, class R>

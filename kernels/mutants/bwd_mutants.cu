@@ -28,16 +28,12 @@ __global__ void __launch_bounds__(kThreads) bwd_mutant_dx_kernel(BwdArgs a) {
   __shared__ float scratch[32];
   const std::int64_t row = blockIdx.x;
   const std::int64_t H = a.H;
-  const X* x = static_cast<const X*>(a.x) + row * a.x_stride;
-  const G* dy = static_cast<const G*>(a.dy) + row * a.dy_stride;
-  const W* w = static_cast<const W*>(a.w);
-  const X* ds = a.ds_out != nullptr ? static_cast<const X*>(a.ds_out) + row * a.ds_stride : nullptr;
-  X* dx = static_cast<X*>(a.dx) + row * a.dx_stride;
+  const BwdRow<X, G, W> io(a, row);
   const float r = row_rrms<B>(a, row);
 
   if constexpr (B == BwdBug::dw_wrong_axis) {
     float t = 0.f;
-    for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x) t += to_f32(dy[c]) * to_f32(x[c]) * r;
+    for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x) t += to_f32(io.dy[c]) * to_f32(io.x[c]) * r;
     const float row_sum = block_sum(t, scratch);
     if (threadIdx.x == 0) static_cast<float*>(a.workspace)[row] = row_sum;
   }
@@ -46,14 +42,14 @@ __global__ void __launch_bounds__(kThreads) bwd_mutant_dx_kernel(BwdArgs a) {
   if constexpr (B != BwdBug::no_correction) {
     float s = 0.f;
     for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x)
-      s += to_f32(dy[c]) * to_f32(w[c]) * to_f32(x[c]);
+      s += to_f32(io.dy[c]) * to_f32(io.w[c]) * to_f32(io.x[c]);
     corr = r * r * r / static_cast<float>(H) * block_sum(s, scratch);
   }
   for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x) {
-    const float g = to_f32(dy[c]) * to_f32(w[c]);
-    float d = B == BwdBug::no_correction ? r * g : r * g - to_f32(x[c]) * corr;
-    if (ds != nullptr) d += to_f32(ds[c]);
-    dx[c] = from_f32<X>(d);
+    const float g = to_f32(io.dy[c]) * to_f32(io.w[c]);
+    float d = B == BwdBug::no_correction ? r * g : r * g - to_f32(io.x[c]) * corr;
+    if (io.ds != nullptr) d += to_f32(io.ds[c]);
+    io.dx[c] = from_f32<X>(d);
   }
 }
 
