@@ -9,9 +9,12 @@ namespace rb {
 
 std::string_view layout_name(Layout l) {
   switch (l) {
-    case Layout::contiguous: return "contiguous";
-    case Layout::strided: return "strided";
-    case Layout::misaligned: return "misaligned";
+    case Layout::contiguous:
+      return "contiguous";
+    case Layout::strided:
+      return "strided";
+    case Layout::misaligned:
+      return "misaligned";
   }
   return "?";
 }
@@ -45,33 +48,33 @@ std::vector<Case> expand(const Sweep& s) {
     for (DType dt : s.dtypes)
       for (const WDtypeChoice& wc : s.wdtypes)
         for (const RDtypeChoice& rc : s.rdtypes)
-        for (std::int64_t H : s.Hs)
-          for (std::int64_t M : s.Ms)
-            for (Layout lay : s.layouts)
-              for (Dist d : s.dists)
-                for (double e : s.eps)
-                  for (const std::string& k : s.kernels) {
-                    // A (kernel, op) pair the kernel does not implement is no case at all
-                    // (warp-row has no backward): listing it as a skip in every sweep
-                    // would bury the real skips.
-                    if (const KernelInfo* ki = find_kernel(k); ki && !ki->has_op(op)) continue;
-                    Case c;
-                    c.op = op;
-                    c.kernel = k;
-                    c.dtype = dt;
-                    c.wdtype = wc.resolve(dt);
-                    c.rdtype = has_residual(op) ? rc.resolve(dt) : dt;
-                    c.M = M;
-                    c.H = H;
-                    c.layout = lay;
-                    c.eps = e;
-                    c.dist = d;
-                    c.seed = s.seed;
-                    auto key = std::make_tuple(static_cast<int>(dt), static_cast<int>(c.wdtype),
-                                               static_cast<int>(c.rdtype), M, H,
-                                               static_cast<int>(lay), static_cast<int>(d), e, k, static_cast<int>(op));
-                    if (seen.insert(key).second) out.push_back(std::move(c));
-                  }
+          for (std::int64_t H : s.Hs)
+            for (std::int64_t M : s.Ms)
+              for (Layout lay : s.layouts)
+                for (Dist d : s.dists)
+                  for (double e : s.eps)
+                    for (const std::string& k : s.kernels) {
+                      // A (kernel, op) pair the kernel does not implement is no case at all
+                      // (warp-row has no backward): listing it as a skip in every sweep
+                      // would bury the real skips.
+                      if (const KernelInfo* ki = find_kernel(k); ki && !ki->has_op(op)) continue;
+                      Case c;
+                      c.op = op;
+                      c.kernel = k;
+                      c.dtype = dt;
+                      c.wdtype = wc.resolve(dt);
+                      c.rdtype = has_residual(op) ? rc.resolve(dt) : dt;
+                      c.M = M;
+                      c.H = H;
+                      c.layout = lay;
+                      c.eps = e;
+                      c.dist = d;
+                      c.seed = s.seed;
+                      auto key = std::make_tuple(static_cast<int>(dt), static_cast<int>(c.wdtype),
+                                                 static_cast<int>(c.rdtype), M, H, static_cast<int>(lay),
+                                                 static_cast<int>(d), e, k, static_cast<int>(op));
+                      if (seen.insert(key).second) out.push_back(std::move(c));
+                    }
   return out;
 }
 

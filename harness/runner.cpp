@@ -24,9 +24,12 @@ namespace {
 template <class F>
 decltype(auto) with_host_type(DType d, F&& f) {
   switch (d) {
-    case DType::f16: return f(ref::half{});
-    case DType::bf16: return f(ref::bfloat16{});
-    case DType::f32: break;
+    case DType::f16:
+      return f(ref::half{});
+    case DType::bf16:
+      return f(ref::bfloat16{});
+    case DType::f32:
+      break;
   }
   return f(float{});
 }
@@ -35,15 +38,19 @@ decltype(auto) with_host_type(DType d, F&& f) {
 template <class F>
 decltype(auto) with_case_types(const Case& c, F&& f) {
   return with_host_type(c.dtype, [&](auto t) {
-    return with_host_type(c.wdtype, [&](auto w) { return with_host_type(c.rdtype, [&](auto r) { return f(t, w, r); }); });
+    return with_host_type(
+        c.wdtype, [&](auto w) { return with_host_type(c.rdtype, [&](auto r) { return f(t, w, r); }); });
   });
 }
 
 ElemKind elem_kind(DType d) {
   switch (d) {
-    case DType::f16: return ElemKind::f16;
-    case DType::bf16: return ElemKind::bf16;
-    case DType::f32: break;
+    case DType::f16:
+      return ElemKind::f16;
+    case DType::bf16:
+      return ElemKind::bf16;
+    case DType::f32:
+      break;
   }
   return ElemKind::f32;
 }
@@ -61,17 +68,19 @@ struct Input {
   GuardedTensor dev;
 
   template <class T>
-  const T* as() const { return reinterpret_cast<const T*>(host.data()); }
+  const T* as() const {
+    return reinterpret_cast<const T*>(host.data());
+  }
 };
 
 // The fp64 reference of one (data, eps), for the checked rows (all H columns of dw).
 struct Reference {
   double eps = 0;
   std::vector<std::int64_t> rows;
-  std::vector<double> out;    // rows.size() x H: y (fwd, add) or dx (bwd ops)
-  std::vector<double> scale;  // rows.size() x H: dx_scale (bwd ops)
-  std::vector<double> s;      // rows.size() x H: residual_out (add)
-  std::vector<double> rrms;   // rows.size(): rrms (fwd, add)
+  std::vector<double> out;         // rows.size() x H: y (fwd, add) or dx (bwd ops)
+  std::vector<double> scale;       // rows.size() x H: dx_scale (bwd ops)
+  std::vector<double> s;           // rows.size() x H: residual_out (add)
+  std::vector<double> rrms;        // rows.size(): rrms (fwd, add)
   std::vector<double> dw, dw_abs;  // H (bwd ops)
   std::vector<float> saved_rrms;   // M (bwd ops): the fp32 rrms the kernel reads
 };
@@ -107,7 +116,9 @@ void parallel_row_sums(std::int64_t M, std::int64_t H, std::vector<double>& dw, 
     const std::int64_t r0 = M * b / blocks, r1 = M * (b + 1) / blocks;
     auto& pw = part[static_cast<std::size_t>(2 * b)];
     auto& pa = part[static_cast<std::size_t>(2 * b + 1)];
-    threads.emplace_back([&, r0, r1] { rows_fn(r0, r1 - r0, ref::BwdOut{nullptr, pw.data(), nullptr, pa.data()}); });
+    threads.emplace_back([&, r0, r1] {
+      rows_fn(r0, r1 - r0, ref::BwdOut{nullptr, pw.data(), nullptr, pa.data()});
+    });
   }
   for (std::thread& t : threads) t.join();
   dw.assign(h, 0.0);
@@ -133,7 +144,8 @@ struct Runner::Impl {
 
   Impl(const DeviceInfo& d, FlushMode mode) : flusher(d.l2_bytes, mode) {}
 
-  void make_input(Input& in, DType dt, const Case& c, std::int64_t rows, const std::function<void(void*)>& gen) {
+  void make_input(Input& in, DType dt, const Case& c, std::int64_t rows,
+                  const std::function<void(void*)>& gen) {
     const std::size_t es = dtype_size(dt);
     in.dtype = dt;
     in.host.resize(static_cast<std::size_t>(rows * c.H) * es);
@@ -202,15 +214,17 @@ struct Runner::Impl {
         case Op::fwd: {
           r.rrms.resize(r.rows.size());
           for (std::size_t i = 0; i < r.rows.size(); ++i)
-            r.rrms[i] = ref::rmsnorm_fwd_row<T, W>(ds.x.as<T>() + r.rows[i] * H, w, H, eps, r.out.data() + i * H);
+            r.rrms[i] =
+                ref::rmsnorm_fwd_row<T, W>(ds.x.as<T>() + r.rows[i] * H, w, H, eps, r.out.data() + i * H);
           break;
         }
         case Op::add: {
           r.rrms.resize(r.rows.size());
           r.s.resize(n);
           for (std::size_t i = 0; i < r.rows.size(); ++i)
-            r.rrms[i] = ref::rmsnorm_add_fwd_row<T, R, W>(ds.x.as<T>() + r.rows[i] * H, ds.r.as<R>() + r.rows[i] * H, w,
-                                                          H, eps, r.out.data() + i * H, r.s.data() + i * H);
+            r.rrms[i] =
+                ref::rmsnorm_add_fwd_row<T, R, W>(ds.x.as<T>() + r.rows[i] * H, ds.r.as<R>() + r.rows[i] * H,
+                                                  w, H, eps, r.out.data() + i * H, r.s.data() + i * H);
           break;
         }
         case Op::bwd:
@@ -234,18 +248,20 @@ struct Runner::Impl {
                                          rrms[static_cast<std::size_t>(row)], dx_out);
             else
               ref::rmsnorm_add_bwd_row<T, R, W>(ds.x.as<R>() + row * H, w, ds.dy.as<T>() + row * H,
-                                                ds.ds.as<R>() + row * H, H, rrms[static_cast<std::size_t>(row)], dx_out);
+                                                ds.ds.as<R>() + row * H, H,
+                                                rrms[static_cast<std::size_t>(row)], dx_out);
           }
           // dw needs every row: fp64 sums over fixed blocks of rows on their own threads,
           // then added in block order (the same result on any machine).
-          parallel_row_sums(c.M, H, r.dw, r.dw_abs, [&](std::int64_t r0, std::int64_t n, const ref::BwdOut& part) {
-            if (c.op == Op::bwd)
-              ref::rmsnorm_bwd_rows<T, W>(ds.x.as<T>() + r0 * H, w, ds.dy.as<T>() + r0 * H, rrms.data() + r0, n, H, H,
-                                          part);
-            else
-              ref::rmsnorm_add_bwd_rows<T, R, W>(ds.x.as<R>() + r0 * H, w, ds.dy.as<T>() + r0 * H,
-                                                 ds.ds.as<R>() + r0 * H, rrms.data() + r0, n, H, H, part);
-          });
+          parallel_row_sums(
+              c.M, H, r.dw, r.dw_abs, [&](std::int64_t r0, std::int64_t n, const ref::BwdOut& part) {
+                if (c.op == Op::bwd)
+                  ref::rmsnorm_bwd_rows<T, W>(ds.x.as<T>() + r0 * H, w, ds.dy.as<T>() + r0 * H,
+                                              rrms.data() + r0, n, H, H, part);
+                else
+                  ref::rmsnorm_add_bwd_rows<T, R, W>(ds.x.as<R>() + r0 * H, w, ds.dy.as<T>() + r0 * H,
+                                                     ds.ds.as<R>() + r0 * H, rrms.data() + r0, n, H, H, part);
+              });
           break;
         }
       }
@@ -255,7 +271,8 @@ struct Runner::Impl {
   }
 };
 
-Runner::Runner(DeviceInfo dev, RunConfig cfg) : dev_(std::move(dev)), cfg_(cfg), impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush)) {}
+Runner::Runner(DeviceInfo dev, RunConfig cfg)
+    : dev_(std::move(dev)), cfg_(cfg), impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush)) {}
 Runner::~Runner() = default;
 
 const CopyCeiling& Runner::copy_ceiling() {
@@ -302,8 +319,9 @@ Record base_record(const DeviceInfo& dev, const Case& c) {
 
 std::string case_label(const Case& c) {
   return fmt::format("{}/{}/{}/{}{}/M={}/H={}/{}/{}/eps={}", op_name(c.op), c.kernel, dtype_name(c.dtype),
-                     dtype_name(c.wdtype), has_residual(c.op) ? fmt::format("/r={}", dtype_name(c.rdtype)) : "", c.M,
-                     c.H, layout_name(c.layout), ref::dist_name(c.dist), c.eps);
+                     dtype_name(c.wdtype),
+                     has_residual(c.op) ? fmt::format("/r={}", dtype_name(c.rdtype)) : "", c.M, c.H,
+                     layout_name(c.layout), ref::dist_name(c.dist), c.eps);
 }
 
 void append(std::string& s, const std::string& part) {
@@ -314,8 +332,8 @@ void append(std::string& s, const std::string& part) {
 // Folds a device scan into the record's failure reason.
 void add_scan(const char* what, const GuardScan& g, std::int64_t H, std::string& reason) {
   if (g.unwritten)
-    append(reason, fmt::format("{}: {} element(s) never written, first at (row {}, col {})", what, g.unwritten,
-                               g.first_unwritten / H, g.first_unwritten % H));
+    append(reason, fmt::format("{}: {} element(s) never written, first at (row {}, col {})", what,
+                               g.unwritten, g.first_unwritten / H, g.first_unwritten % H));
   if (g.nonfinite)
     append(reason, fmt::format("{}: {} NaN/Inf element(s), first at (row {}, col {})", what, g.nonfinite,
                                g.first_nonfinite / H, g.first_nonfinite % H));
@@ -334,9 +352,10 @@ struct OutputCheck {
 
 std::string mismatch_text(const OutputCheck& o, std::int64_t rows_checked) {
   const ErrorStats& s = o.stats;
-  std::string m = o.name == "dw" ? fmt::format("dw: {} mismatch(es) in {} columns:", s.mismatches, "all")
-                  : o.per_row    ? fmt::format("{}: {} mismatch(es) in {} checked rows:", o.name, s.mismatches, rows_checked)
-                                 : fmt::format("{}: {} mismatch(es):", o.name, s.mismatches);
+  std::string m =
+      o.name == "dw" ? fmt::format("dw: {} mismatch(es) in {} columns:", s.mismatches, "all")
+      : o.per_row ? fmt::format("{}: {} mismatch(es) in {} checked rows:", o.name, s.mismatches, rows_checked)
+                  : fmt::format("{}: {} mismatch(es):", o.name, s.mismatches);
   for (const Mismatch& mm : s.first) {
     if (o.name == "dw")
       m += fmt::format(" col {} got {:.8g} want {:.8g}", mm.col, mm.got, mm.ref);
@@ -358,7 +377,8 @@ void compare_rows(const GuardedTensor& dev, const std::vector<std::int64_t>& row
     dev.download_row(rows[i], row.data());
     for (std::int64_t col = 0; col < H; ++col) {
       const std::size_t k = i * static_cast<std::size_t>(H) + static_cast<std::size_t>(col);
-      st.add(rows[i], col, ref::to_double(row[static_cast<std::size_t>(col)]), want[k], ref::ulp_at<T>(want[k]), tol(k));
+      st.add(rows[i], col, ref::to_double(row[static_cast<std::size_t>(col)]), want[k],
+             ref::ulp_at<T>(want[k]), tol(k));
     }
   }
 }
@@ -533,28 +553,33 @@ Record Runner::run_case(const Case& c) {
           ds.dw.download(dw2.data());
           std::int64_t differ = 0, first = -1;
           for (std::size_t i = 0; i < dw1.size(); ++i)
-            if (std::memcmp(&dw1[i], &dw2[i], sizeof(W)) != 0 && differ++ == 0) first = static_cast<std::int64_t>(i);
+            if (std::memcmp(&dw1[i], &dw2[i], sizeof(W)) != 0 && differ++ == 0)
+              first = static_cast<std::int64_t>(i);
           if (differ)
-            append(reason, fmt::format("dw not bitwise repeatable: {} column(s) differ between two launches, first "
-                                       "col {} ({:.9g} then {:.9g})",
-                                       differ, first, ref::to_double(dw1[static_cast<std::size_t>(first)]),
-                                       ref::to_double(dw2[static_cast<std::size_t>(first)])));
+            append(reason,
+                   fmt::format("dw not bitwise repeatable: {} column(s) differ between two launches, first "
+                               "col {} ({:.9g} then {:.9g})",
+                               differ, first, ref::to_double(dw1[static_cast<std::size_t>(first)]),
+                               ref::to_double(dw2[static_cast<std::size_t>(first)])));
         } else {
           append(reason, "dw determinism: the second launch failed");
         }
       } else {
-        compare_rows<T>(ds.main, ref->rows, c.H, ref->out, outs[0].stats, [&](std::size_t) { return main_tol; });
+        compare_rows<T>(ds.main, ref->rows, c.H, ref->out, outs[0].stats,
+                        [&](std::size_t) { return main_tol; });
         if (c.op == Op::add) {
           outs.push_back({"residual_out", ErrorStats({0, 0})});
-          compare_rows<R>(ds.s, ref->rows, c.H, ref->s, outs.back().stats,
-                          [&](std::size_t i) { return Tolerance{ref::ulp_at<R>(ref->s[i]), 0}; });
+          compare_rows<R>(ds.s, ref->rows, c.H, ref->s, outs.back().stats, [&](std::size_t i) {
+            return Tolerance{ref::ulp_at<R>(ref->s[i]), 0};
+          });
         }
         outs.push_back({"rrms", ErrorStats(rrms_tolerance()), false});
         std::vector<float> rrms_dev(static_cast<std::size_t>(c.M));
         ds.rrms.download(rrms_dev.data());
         for (std::size_t i = 0; i < ref->rows.size(); ++i) {
           const std::int64_t r = ref->rows[i];
-          outs.back().stats.add(r, 0, rrms_dev[static_cast<std::size_t>(r)], ref->rrms[i], ref::ulp_at<float>(ref->rrms[i]));
+          outs.back().stats.add(r, 0, rrms_dev[static_cast<std::size_t>(r)], ref->rrms[i],
+                                ref::ulp_at<float>(ref->rrms[i]));
         }
       }
     });

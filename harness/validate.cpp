@@ -7,9 +7,12 @@ namespace rb {
 
 Tolerance fwd_tolerance(DType out) {
   switch (out) {
-    case DType::f32: return {1e-5, 1e-5};
-    case DType::f16: return {1e-3, 1e-3};
-    case DType::bf16: return {1e-2, 1e-2};
+    case DType::f32:
+      return {1e-5, 1e-5};
+    case DType::f16:
+      return {1e-3, 1e-3};
+    case DType::bf16:
+      return {1e-2, 1e-2};
   }
   return {0, 0};
 }
@@ -22,9 +25,12 @@ constexpr double kU = 0x1p-24;  // fp32 unit roundoff
 
 double half_min_subnormal(DType t) {
   switch (t) {
-    case DType::f16: return 0x1p-25;
-    case DType::bf16: return 0x1p-134;
-    case DType::f32: break;
+    case DType::f16:
+      return 0x1p-25;
+    case DType::bf16:
+      return 0x1p-134;
+    case DType::f32:
+      break;
   }
   return 0x1p-150;
 }
@@ -32,11 +38,13 @@ double half_min_subnormal(DType t) {
 }  // namespace
 
 ScaledTolerance dx_tolerance(DType out, std::int64_t H) {
-  return {half_min_subnormal(out), fwd_tolerance(out).rtol, kU * (8.0 + 2.0 * std::sqrt(static_cast<double>(H)))};
+  return {half_min_subnormal(out), fwd_tolerance(out).rtol,
+          kU * (8.0 + 2.0 * std::sqrt(static_cast<double>(H)))};
 }
 
 ScaledTolerance dw_tolerance(DType out, std::int64_t M) {
-  return {half_min_subnormal(out), fwd_tolerance(out).rtol, kU * (4.0 + 4.0 * std::sqrt(static_cast<double>(M)))};
+  return {half_min_subnormal(out), fwd_tolerance(out).rtol,
+          kU * (4.0 + 4.0 * std::sqrt(static_cast<double>(M)))};
 }
 
 bool within_tolerance(double got, double ref, const Tolerance& t) {
@@ -49,7 +57,8 @@ void ErrorStats::add(std::int64_t row, std::int64_t col, double got, double ref,
   add(row, col, got, ref, ulp, tol_);
 }
 
-void ErrorStats::add(std::int64_t row, std::int64_t col, double got, double ref, double ulp, const Tolerance& tol) {
+void ErrorStats::add(std::int64_t row, std::int64_t col, double got, double ref, double ulp,
+                     const Tolerance& tol) {
   const bool ok = within_tolerance(got, ref, tol);
   // A non-finite value that matches a non-finite reference is no error at all.
   const double err = std::isfinite(got) && std::isfinite(ref) ? std::fabs(got - ref) : (ok ? 0.0 : INFINITY);
@@ -57,7 +66,8 @@ void ErrorStats::add(std::int64_t row, std::int64_t col, double got, double ref,
   if (std::fabs(ref) >= tol.atol && ref != 0) max_rel = std::max(max_rel, err / std::fabs(ref));
   if (ulp > 0) max_ulp = std::max(max_ulp, err / ulp);
   const double bound = tol.atol + tol.rtol * std::fabs(ref);
-  const double ratio = std::isfinite(ref) ? (bound > 0 ? err / bound : (err > 0 ? INFINITY : 0.0)) : (ok ? 0.0 : INFINITY);
+  const double ratio =
+      std::isfinite(ref) ? (bound > 0 ? err / bound : (err > 0 ? INFINITY : 0.0)) : (ok ? 0.0 : INFINITY);
   if (ratio > worst_ratio || worst_row < 0) {
     worst_ratio = ratio;
     worst_row = row;

@@ -28,7 +28,15 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s);
 std::string auto_pick_fwd(const FwdArgs& a);
 
 // Mutants (kernels/mutants/): deliberately wrong forward kernels.
-enum class FwdBug { half_accum, eps_outside, weight_row_offset, tail_store, tail_load, mean_sub, pad_denominator };
+enum class FwdBug {
+  half_accum,
+  eps_outside,
+  weight_row_offset,
+  tail_store,
+  tail_load,
+  mean_sub,
+  pad_denominator
+};
 cudaError_t launch_fwd_mutant(FwdBug bug, const FwdArgs& a, cudaStream_t s);
 
 // ---- add: fused residual add + RMSNorm (AddArgs) ------------------------------------------

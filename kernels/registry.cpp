@@ -11,8 +11,10 @@ using kern::AddBug;
 using kern::BwdBug;
 using kern::FwdBug;
 
-const std::vector<DtypeCombo> kCombos = {{DType::f32, DType::f32},   {DType::f16, DType::f16},
-                                         {DType::f16, DType::f32},   {DType::bf16, DType::bf16},
+const std::vector<DtypeCombo> kCombos = {{DType::f32, DType::f32},
+                                         {DType::f16, DType::f16},
+                                         {DType::f16, DType::f32},
+                                         {DType::bf16, DType::bf16},
                                          {DType::bf16, DType::f32}};
 constexpr std::int64_t kAnyH = std::int64_t{1} << 40;
 const std::vector<Op> kAllOps = {Op::fwd, Op::bwd, Op::add, Op::add_bwd};
@@ -40,9 +42,10 @@ KernelInfo make(std::string name, std::string desc, std::vector<Op> ops, MaxHFn 
   k.supports = [max_H = k.max_H, self = k.name](const Problem& p) -> std::optional<std::string> {
     const std::int64_t m = max_H(p);
     if (p.H > m)
-      return self + " holds rows up to H=" + std::to_string(m) + " for " + std::string(op_name(p.op)) + " in " +
-             std::string(dtype_name(p.x)) + (has_residual(p.op) ? "/r " + std::string(dtype_name(p.r)) : "") +
-             "; H=" + std::to_string(p.H) + " is larger";
+      return self + " holds rows up to H=" + std::to_string(m) + " for " + std::string(op_name(p.op)) +
+             " in " + std::string(dtype_name(p.x)) +
+             (has_residual(p.op) ? "/r " + std::string(dtype_name(p.r)) : "") + "; H=" + std::to_string(p.H) +
+             " is larger";
     return std::nullopt;
   };
   return k;
@@ -52,10 +55,11 @@ KernelInfo make(std::string name, std::string desc, std::vector<Op> ops, MaxHFn 
 template <class Args>
 std::function<cudaError_t(const Args&, cudaStream_t, LaunchInfo*)> named(
     std::string self, std::function<cudaError_t(const Args&, cudaStream_t)> launch) {
-  return [self = std::move(self), launch = std::move(launch)](const Args& a, cudaStream_t s, LaunchInfo* info) {
-    if (info) info->picked = self;
-    return launch(a, s);
-  };
+  return
+      [self = std::move(self), launch = std::move(launch)](const Args& a, cudaStream_t s, LaunchInfo* info) {
+        if (info) info->picked = self;
+        return launch(a, s);
+      };
 }
 
 // auto: looks its pick up in the registry and launches it.
@@ -74,49 +78,58 @@ std::function<cudaError_t(const Args&, cudaStream_t, LaunchInfo*)> dispatcher(
 std::vector<KernelInfo> build() {
   std::vector<KernelInfo> r;
 
-  KernelInfo naive = make("naive", "block per row, scalar loads, two passes over global memory: the baseline "
-                                   "(bwd: dw by one thread per column over all rows)",
-                          kAllOps, nullptr);
-  naive.launch_fwd = named<FwdArgs>("naive", kern::launch_fwd_naive);
-  naive.launch_add = named<AddArgs>("naive", kern::launch_add_naive);
-  naive.launch_bwd = named<BwdArgs>("naive", kern::launch_bwd_naive);
-  naive.bwd_workspace = kern::bwd_naive_workspace_bytes;
-  r.push_back(std::move(naive));
+  // A strategy implementing every op: its launchers and the backward's workspace size.
+  const auto every_op =
+      [&](const char* name, const char* desc, MaxHFn max_h, cudaError_t (*fwd)(const FwdArgs&, cudaStream_t),
+          cudaError_t (*add)(const AddArgs&, cudaStream_t), cudaError_t (*bwd)(const BwdArgs&, cudaStream_t),
+          std::size_t (*ws)(const BwdArgs&)) {
+        KernelInfo k = make(name, desc, kAllOps, std::move(max_h));
+        k.launch_fwd = named<FwdArgs>(name, fwd);
+        k.launch_add = named<AddArgs>(name, add);
+        k.launch_bwd = named<BwdArgs>(name, bwd);
+        k.bwd_workspace = ws;
+        r.push_back(std::move(k));
+      };
+
+  every_op("naive",
+           "block per row, scalar loads, two passes over global memory: the baseline "
+           "(bwd: dw by one thread per column over all rows)",
+           nullptr, kern::launch_fwd_naive, kern::launch_add_naive, kern::launch_bwd_naive,
+           kern::bwd_naive_workspace_bytes);
 
   KernelInfo warp = make("warp-row", "4-32 lanes per row, several rows per block, row in registers: small H",
                          {Op::fwd}, [](const Problem& p) { return kern::warp_row_max_H(p.x); });
   warp.launch_fwd = named<FwdArgs>("warp-row", kern::launch_fwd_warp_row);
   r.push_back(std::move(warp));
 
-  KernelInfo rv = make("row-vector",
-                       "row in registers, 16 B vectors, one read of each input: mid H (bwd: persistent grid, "
-                       "dw partials in registers)",
-                       kAllOps, [](const Problem& p) -> std::int64_t {
-                         switch (p.op) {
-                           case Op::fwd: return kern::row_vector_max_H(p.x);
-                           case Op::add: return kern::add_row_vector_max_H(p.x, p.r);
-                           case Op::bwd: return kern::bwd_row_vector_max_H(p.x);
-                           case Op::add_bwd: return kern::bwd_row_vector_max_H(p.r);
-                         }
-                         return 0;
-                       });
-  rv.launch_fwd = named<FwdArgs>("row-vector", kern::launch_fwd_row_vector);
-  rv.launch_add = named<AddArgs>("row-vector", kern::launch_add_row_vector);
-  rv.launch_bwd = named<BwdArgs>("row-vector", kern::launch_bwd_row_vector);
-  rv.bwd_workspace = kern::bwd_row_vector_workspace_bytes;
-  r.push_back(std::move(rv));
+  every_op(
+      "row-vector",
+      "row in registers, 16 B vectors, one read of each input: mid H (bwd: persistent grid, "
+      "dw partials in registers)",
+      [](const Problem& p) -> std::int64_t {
+        switch (p.op) {
+          case Op::fwd:
+            return kern::row_vector_max_H(p.x);
+          case Op::add:
+            return kern::add_row_vector_max_H(p.x, p.r);
+          case Op::bwd:
+            return kern::bwd_row_vector_max_H(p.x);
+          case Op::add_bwd:
+            return kern::bwd_row_vector_max_H(p.r);
+        }
+        return 0;
+      },
+      kern::launch_fwd_row_vector, kern::launch_add_row_vector, kern::launch_bwd_row_vector,
+      kern::bwd_row_vector_workspace_bytes);
 
-  KernelInfo ch = make("chunked",
-                       "two vectorized passes over the row in chunks: any H, for large H (bwd: dw partials in "
-                       "shared memory)",
-                       kAllOps, nullptr);
-  ch.launch_fwd = named<FwdArgs>("chunked", kern::launch_fwd_chunked);
-  ch.launch_add = named<AddArgs>("chunked", kern::launch_add_chunked);
-  ch.launch_bwd = named<BwdArgs>("chunked", kern::launch_bwd_chunked);
-  ch.bwd_workspace = kern::bwd_chunked_workspace_bytes;
-  r.push_back(std::move(ch));
+  every_op("chunked",
+           "two vectorized passes over the row in chunks: any H, for large H (bwd: dw partials in "
+           "shared memory)",
+           nullptr, kern::launch_fwd_chunked, kern::launch_add_chunked, kern::launch_bwd_chunked,
+           kern::bwd_chunked_workspace_bytes);
 
-  KernelInfo a = make("auto", "picks a strategy by (op, dtype, H) from measured crossovers", kAllOps, nullptr);
+  KernelInfo a =
+      make("auto", "picks a strategy by (op, dtype, H) from measured crossovers", kAllOps, nullptr);
   a.launch_fwd = dispatcher<FwdArgs>(kern::auto_pick_fwd, &KernelInfo::launch_fwd);
   a.launch_add = dispatcher<AddArgs>(kern::auto_pick_add, &KernelInfo::launch_add);
   a.launch_bwd = dispatcher<BwdArgs>(kern::auto_pick_bwd, &KernelInfo::launch_bwd);
@@ -130,7 +143,8 @@ std::vector<KernelInfo> build() {
     KernelInfo k = make(std::move(name), std::move(desc), {Op::fwd}, nullptr);
     k.mutant = true;
     k.alignment = "any (scalar)";
-    k.launch_fwd = named<FwdArgs>(k.name, [bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); });
+    k.launch_fwd = named<FwdArgs>(
+        k.name, [bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); });
     r.push_back(std::move(k));
   };
   fwd_mutant("mutant-half-accum", "squares accumulated in the storage dtype", FwdBug::half_accum);
@@ -145,7 +159,8 @@ std::vector<KernelInfo> build() {
     KernelInfo k = make(std::move(name), std::move(desc), {Op::add}, nullptr);
     k.mutant = true;
     k.alignment = "any (scalar)";
-    k.launch_add = named<AddArgs>(k.name, [bug](const AddArgs& a, cudaStream_t s) { return kern::launch_add_mutant(bug, a, s); });
+    k.launch_add = named<AddArgs>(
+        k.name, [bug](const AddArgs& a, cudaStream_t s) { return kern::launch_add_mutant(bug, a, s); });
     r.push_back(std::move(k));
   };
   add_mutant("mutant-residual-storage-dtype", "residual sum x + r rounded to x's storage dtype before use",
@@ -156,13 +171,15 @@ std::vector<KernelInfo> build() {
     KernelInfo k = make(std::move(name), std::move(desc), {Op::bwd, Op::add_bwd}, nullptr);
     k.mutant = true;
     k.alignment = "any (scalar)";
-    k.launch_bwd = named<BwdArgs>(k.name, [bug](const BwdArgs& a, cudaStream_t s) { return kern::launch_bwd_mutant(bug, a, s); });
+    k.launch_bwd = named<BwdArgs>(
+        k.name, [bug](const BwdArgs& a, cudaStream_t s) { return kern::launch_bwd_mutant(bug, a, s); });
     k.bwd_workspace = kern::bwd_mutant_workspace_bytes;
     r.push_back(std::move(k));
   };
   bwd_mutant("mutant-dw-wrong-axis", "dw reduced over columns: each row's sum broadcast to every column",
              BwdBug::dw_wrong_axis);
-  bwd_mutant("mutant-no-correction", "dx = rrms * dy * w: the correction term dropped", BwdBug::no_correction);
+  bwd_mutant("mutant-no-correction", "dx = rrms * dy * w: the correction term dropped",
+             BwdBug::no_correction);
   bwd_mutant("mutant-dw-storage-accum", "dw accumulated in w's storage dtype", BwdBug::dw_storage_accum);
   bwd_mutant("mutant-saved-as-rms", "the saved rrms taken for rms (1 / saved used in dx and dw)",
              BwdBug::saved_as_rms);
@@ -210,7 +227,8 @@ std::optional<std::string> check_common(const KernelInfo& k, const Problem& p) {
   if (has_residual(p.op) && p.r != p.x && p.r != DType::f32)
     return "residual dtype " + std::string(dtype_name(p.r)) + " with x " + std::string(dtype_name(p.x)) +
            ": the residual stream is x's dtype or fp32";
-  if (p.H < k.min_H) return "H=" + std::to_string(p.H) + " is below " + k.name + "'s minimum " + std::to_string(k.min_H);
+  if (p.H < k.min_H)
+    return "H=" + std::to_string(p.H) + " is below " + k.name + "'s minimum " + std::to_string(k.min_H);
   if (p.stride < p.H) return "row stride smaller than H";
   if (p.M > 0x7fffffff) return "M above 2^31-1 rows (grid limit)";
   if (k.supports) return k.supports(p);

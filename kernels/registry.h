@@ -28,7 +28,7 @@ struct Problem {
   std::int64_t stride = 0;  // smallest row stride of the case's 2-D tensors, elements
   DType x = DType::f32;     // x (and y, dy)
   DType w = DType::f32;
-  DType r = DType::f32;     // residual stream; ignored by ops without one
+  DType r = DType::f32;  // residual stream; ignored by ops without one
 };
 
 // What a launch reports back: the strategy that actually ran (auto names its pick).
@@ -50,11 +50,11 @@ struct KernelInfo {
   std::vector<DtypeCombo> dtypes;  // (x, w); ops with a residual stream take r = x or fp32
   std::int64_t min_H = 1;
   std::function<std::int64_t(const Problem&)> max_H;  // inclusive, by op and dtypes
-  std::string alignment;  // human-readable alignment needs
-  SupportsFn supports;    // kernel-specific limits beyond the common checks (H ceiling)
-  FwdLaunchFn launch_fwd;  // set iff ops holds fwd
-  AddLaunchFn launch_add;  // set iff ops holds add
-  BwdLaunchFn launch_bwd;  // set iff ops holds bwd / add-bwd (add-bwd: ds_out non-null)
+  std::string alignment;                              // human-readable alignment needs
+  SupportsFn supports;        // kernel-specific limits beyond the common checks (H ceiling)
+  FwdLaunchFn launch_fwd;     // set iff ops holds fwd
+  AddLaunchFn launch_add;     // set iff ops holds add
+  BwdLaunchFn launch_bwd;     // set iff ops holds bwd / add-bwd (add-bwd: ds_out non-null)
   WorkspaceFn bwd_workspace;  // bytes of scratch a bwd launch needs (null = none)
 
   bool has_op(Op op) const;

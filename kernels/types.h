@@ -17,9 +17,12 @@ inline constexpr std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 
 
 inline constexpr std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::f32: return "fp32";
-    case DType::f16: return "fp16";
-    case DType::bf16: return "bf16";
+    case DType::f32:
+      return "fp32";
+    case DType::f16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
   }
   return "?";
 }
@@ -38,10 +41,14 @@ enum class Op { fwd, bwd, add, add_bwd };
 
 inline constexpr std::string_view op_name(Op op) {
   switch (op) {
-    case Op::fwd: return "fwd";
-    case Op::bwd: return "bwd";
-    case Op::add: return "add";
-    case Op::add_bwd: return "add-bwd";
+    case Op::fwd:
+      return "fwd";
+    case Op::bwd:
+      return "bwd";
+    case Op::add:
+      return "add";
+    case Op::add_bwd:
+      return "add-bwd";
   }
   return "?";
 }

@@ -17,9 +17,9 @@
 namespace rb {
 namespace {
 
-#define RB_REQUIRE_GPU()                                                  \
-  do {                                                                    \
-    std::string why_;                                                     \
+#define RB_REQUIRE_GPU()                                                           \
+  do {                                                                             \
+    std::string why_;                                                              \
     if (!cuda_device_available(&why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
   } while (0)
 
@@ -34,8 +34,8 @@ std::vector<Record> run_sweep(const Sweep& s, bool time = false) {
 
 std::string describe(const Record& r) {
   std::ostringstream os;
-  os << r.kernel << " " << r.op << " " << r.dtype << "/" << r.wdtype << (r.rdtype.empty() ? "" : "/r " + r.rdtype)
-     << " M=" << r.M << " H=" << r.H << " " << r.layout << " "
+  os << r.kernel << " " << r.op << " " << r.dtype << "/" << r.wdtype
+     << (r.rdtype.empty() ? "" : "/r " + r.rdtype) << " M=" << r.M << " H=" << r.H << " " << r.layout << " "
      << r.dist << " eps=" << r.eps << ": " << status_name(r.status) << " " << r.reason;
   return os.str();
 }
@@ -67,6 +67,21 @@ std::string param_name(const testing::TestParamInfo<std::string>& info) {
 Sweep sweep_for(const std::string& kernel, std::vector<Op> ops) {
   Sweep s = validation_sweep({kernel});
   s.ops = std::move(ops);
+  return s;
+}
+
+// A small sweep: the given ops, kernels, dtypes, M and H at eps 1e-5, normal, contiguous.
+Sweep small_sweep(std::vector<Op> ops, std::vector<std::string> kernels, std::vector<DType> dtypes,
+                  std::vector<std::int64_t> Ms, std::vector<std::int64_t> Hs) {
+  Sweep s;
+  s.ops = std::move(ops);
+  s.kernels = std::move(kernels);
+  s.dtypes = std::move(dtypes);
+  s.Ms = std::move(Ms);
+  s.Hs = std::move(Hs);
+  s.eps = {1e-5};
+  s.dists = {Dist::normal};
+  s.layouts = {Layout::contiguous};
   return s;
 }
 
@@ -131,16 +146,8 @@ INSTANTIATE_TEST_SUITE_P(AllMutants, MutantCaught, testing::ValuesIn(names(true)
 
 TEST(Auto, RecordsItsPick) {
   RB_REQUIRE_GPU();
-  Sweep s;
-  s.ops = {Op::fwd};
-  s.kernels = {"auto"};
-  s.dtypes = {DType::bf16, DType::f32};
-  s.Ms = {4};
-  s.Hs = {128, 1024, 4096, 20000, 40000};
-  s.eps = {1e-5};
-  s.dists = {Dist::normal};
-  s.layouts = {Layout::contiguous};
-  for (const Record& r : run_sweep(s)) {
+  for (const Record& r : run_sweep(small_sweep({Op::fwd}, {"auto"}, {DType::bf16, DType::f32}, {4},
+                                               {128, 1024, 4096, 20000, 40000}))) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
     FwdArgs a;
     a.H = r.H;
@@ -153,16 +160,8 @@ TEST(Auto, RecordsItsPick) {
 // add and the backward ops name their pick too.
 TEST(Auto, RecordsItsPickForEveryOp) {
   RB_REQUIRE_GPU();
-  Sweep s;
-  s.ops = {Op::bwd, Op::add, Op::add_bwd};
-  s.kernels = {"auto"};
-  s.dtypes = {DType::bf16, DType::f32};
-  s.Ms = {4};
-  s.Hs = {128, 4096, 40000};
-  s.eps = {1e-5};
-  s.dists = {Dist::normal};
-  s.layouts = {Layout::contiguous};
-  for (const Record& r : run_sweep(s)) {
+  for (const Record& r : run_sweep(small_sweep({Op::bwd, Op::add, Op::add_bwd}, {"auto"},
+                                               {DType::bf16, DType::f32}, {4}, {128, 4096, 40000}))) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
     const DType d = *parse_dtype(r.dtype);
     std::string want;
@@ -234,16 +233,8 @@ TEST(Backward, DwIsBitwiseRepeatable) {
 
 TEST(Timing, ProducesBandwidthAgainstCopyCeiling) {
   RB_REQUIRE_GPU();
-  Sweep s;
-  s.ops = {Op::fwd};
-  s.kernels = {"row-vector"};
-  s.dtypes = {DType::bf16};
-  s.Ms = {1, 4096};
-  s.Hs = {4096};
-  s.eps = {1e-5};
-  s.dists = {Dist::normal};
-  s.layouts = {Layout::contiguous};
-  const std::vector<Record> recs = run_sweep(s, true);
+  const std::vector<Record> recs =
+      run_sweep(small_sweep({Op::fwd}, {"row-vector"}, {DType::bf16}, {1, 4096}, {4096}), true);
   ASSERT_EQ(recs.size(), 2u);
   for (const Record& r : recs) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
@@ -262,16 +253,8 @@ TEST(Timing, ProducesBandwidthAgainstCopyCeiling) {
 // captured into a graph at small M like any other op.
 TEST(Timing, BackwardIsTimedOverAllItsLaunches) {
   RB_REQUIRE_GPU();
-  Sweep s;
-  s.ops = {Op::bwd, Op::add_bwd};
-  s.kernels = {"auto"};
-  s.dtypes = {DType::bf16};
-  s.Ms = {1, 4096};
-  s.Hs = {4096};
-  s.eps = {1e-5};
-  s.dists = {Dist::normal};
-  s.layouts = {Layout::contiguous};
-  const std::vector<Record> recs = run_sweep(s, true);
+  const std::vector<Record> recs =
+      run_sweep(small_sweep({Op::bwd, Op::add_bwd}, {"auto"}, {DType::bf16}, {1, 4096}, {4096}), true);
   ASSERT_EQ(recs.size(), 4u);
   for (const Record& r : recs) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
