@@ -599,7 +599,9 @@ TEST(HarnessCase, ExpandPairsKernelsWithTheirOpsAndResidualDtypes) {
   std::map<std::tuple<int, std::string, int, int>, int> n;  // (op, kernel, x, r)
   for (const Case& c : expand(s)) {
     ++n[{static_cast<int>(c.op), c.kernel, static_cast<int>(c.dtype), static_cast<int>(c.rdtype)}];
-    if (!has_residual(c.op)) EXPECT_EQ(c.rdtype, c.dtype);
+    if (!has_residual(c.op)) {
+      EXPECT_EQ(c.rdtype, c.dtype);
+    }
   }
   const int per = 2 * 3 * 2 * 2 * 2;  // M, H, layouts, dists, eps
   const int bf = static_cast<int>(DType::bf16), f32 = static_cast<int>(DType::f32);
