@@ -82,7 +82,12 @@ struct Reference {
   std::vector<double> s;           // rows.size() x H: residual_out (add)
   std::vector<double> rrms;        // rows.size(): rrms (fwd, add)
   std::vector<double> dw, dw_abs;  // H (bwd ops)
-  std::vector<float> saved_rrms;   // M (bwd ops): the fp32 rrms the kernel reads
+};
+
+// The backward ops' saved rrms for one eps: M fp32 values, the kernel's input.
+struct SavedRrms {
+  double eps = 0;
+  std::vector<float> rrms;
 };
 
 // Inputs and outputs of one (op, data) configuration, shared by the cases that read it.
@@ -94,7 +99,8 @@ struct DataSet {
   Case key;
   Input x, w, r, dy, ds;
   GuardedTensor main, s, rrms, dw;
-  std::vector<Reference> refs;
+  std::vector<SavedRrms> saved;  // bwd ops, per eps
+  std::vector<Reference> refs;   // per eps, built only when a case is checked
 };
 
 std::string cuda_error_text(cudaError_t e) {
@@ -195,6 +201,25 @@ struct Runner::Impl {
     return *data;
   }
 
+  // The saved rrms a backward kernel reads: the fp32 rounding of the exact value. The
+  // reference uses that value (upcast) as it is, so it adds no error term.
+  const std::vector<float>& saved_rrms_for(DataSet& ds, double eps) {
+    for (const SavedRrms& sr : ds.saved)
+      if (sr.eps == eps) return sr.rrms;
+    const Case& c = ds.key;
+    SavedRrms sr;
+    sr.eps = eps;
+    sr.rrms.resize(static_cast<std::size_t>(c.M));
+    with_host_type(x_dtype(c), [&](auto t) {
+      using X = decltype(t);
+      for (std::int64_t i = 0; i < c.M; ++i)
+        sr.rrms[static_cast<std::size_t>(i)] =
+            static_cast<float>(ref::rrms_row<X>(ds.x.as<X>() + i * c.H, c.H, eps));
+    });
+    ds.saved.push_back(std::move(sr));
+    return ds.saved.back().rrms;
+  }
+
   const Reference& reference_for(DataSet& ds, double eps, std::int64_t max_elems) {
     for (const Reference& r : ds.refs)
       if (r.eps == eps) return r;
@@ -229,16 +254,8 @@ struct Runner::Impl {
         }
         case Op::bwd:
         case Op::add_bwd: {
-          // The saved rrms: the fp32 rounding of the exact value, which the kernel reads and
-          // the reference uses (upcast) as it is, so it adds no error term.
-          std::vector<double> rrms(static_cast<std::size_t>(c.M));
-          r.saved_rrms.resize(rrms.size());
-          for (std::int64_t i = 0; i < c.M; ++i) {
-            const double exact = c.op == Op::bwd ? ref::rrms_row<T>(ds.x.as<T>() + i * H, H, eps)
-                                                 : ref::rrms_row<R>(ds.x.as<R>() + i * H, H, eps);
-            r.saved_rrms[static_cast<std::size_t>(i)] = static_cast<float>(exact);
-            rrms[static_cast<std::size_t>(i)] = static_cast<float>(exact);
-          }
+          const std::vector<float>& saved = saved_rrms_for(ds, eps);
+          const std::vector<double> rrms(saved.begin(), saved.end());
           r.scale.resize(n);
           for (std::size_t i = 0; i < r.rows.size(); ++i) {
             const std::int64_t row = r.rows[i];
@@ -343,26 +360,36 @@ void add_scan(const char* what, const GuardScan& g, std::int64_t H, std::string&
                                what, g.guard_writes, g.first_guard_write));
 }
 
-// One output's comparison against the reference.
+// One output's comparison against the reference, and the shape of that output.
+enum class Shape {
+  matrix,      // checked rows x H (y, dx, residual_out)
+  per_column,  // H values, one row (dw)
+  per_row,     // one value per checked row (rrms)
+};
+
 struct OutputCheck {
   std::string name;
   ErrorStats stats;
-  bool per_row = true;  // false: one value per column (dw) or per row (rrms), see below
+  Shape shape = Shape::matrix;
 };
 
 std::string mismatch_text(const OutputCheck& o, std::int64_t rows_checked) {
   const ErrorStats& s = o.stats;
-  std::string m =
-      o.name == "dw" ? fmt::format("dw: {} mismatch(es) in {} columns:", s.mismatches, "all")
-      : o.per_row ? fmt::format("{}: {} mismatch(es) in {} checked rows:", o.name, s.mismatches, rows_checked)
-                  : fmt::format("{}: {} mismatch(es):", o.name, s.mismatches);
+  std::string m = o.shape == Shape::matrix ? fmt::format("{}: {} mismatch(es) in {} checked rows:", o.name,
+                                                         s.mismatches, rows_checked)
+                                           : fmt::format("{}: {} mismatch(es):", o.name, s.mismatches);
   for (const Mismatch& mm : s.first) {
-    if (o.name == "dw")
-      m += fmt::format(" col {} got {:.8g} want {:.8g}", mm.col, mm.got, mm.ref);
-    else if (o.per_row)
-      m += fmt::format(" ({}, {}) got {:.6g} want {:.6g}", mm.row, mm.col, mm.got, mm.ref);
-    else
-      m += fmt::format(" row {} got {:.8g} want {:.8g}", mm.row, mm.got, mm.ref);
+    switch (o.shape) {
+      case Shape::matrix:
+        m += fmt::format(" ({}, {}) got {:.6g} want {:.6g}", mm.row, mm.col, mm.got, mm.ref);
+        break;
+      case Shape::per_column:
+        m += fmt::format(" col {} got {:.8g} want {:.8g}", mm.col, mm.got, mm.ref);
+        break;
+      case Shape::per_row:
+        m += fmt::format(" row {} got {:.8g} want {:.8g}", mm.row, mm.got, mm.ref);
+        break;
+    }
   }
   return m;
 }
@@ -414,7 +441,6 @@ Record Runner::run_case(const Case& c) {
   DataSet& ds = impl_->data_for(c);
   const cudaStream_t s = impl_->stream.get();
   const std::int64_t stride = c.stride();
-  const Reference* ref = nullptr;
 
   // Bind the op's arguments.
   BoundLaunch launch;
@@ -454,9 +480,9 @@ Record Runner::run_case(const Case& c) {
     }
     case Op::bwd:
     case Op::add_bwd: {
-      // The saved rrms is an input here: the reference's fp32 values for this eps.
-      ref = &impl_->reference_for(ds, c.eps, cfg_.max_check_elems);
-      ds.rrms.upload(ref->saved_rrms.data(), s);
+      // The saved rrms is an input here (fp32 values for this eps); the fp64 reference is
+      // built only if the case is checked.
+      ds.rrms.upload(impl_->saved_rrms_for(ds, c.eps).data(), s);
       BwdArgs a;
       a.x = ds.x.dev.data();
       a.w = ds.w.dev.data();
@@ -524,7 +550,7 @@ Record Runner::run_case(const Case& c) {
     else
       add_scan("rrms", scan_guarded(ds.rrms, ElemKind::f32, s), 1, reason);
 
-    if (!ref) ref = &impl_->reference_for(ds, c.eps, cfg_.max_check_elems);
+    const Reference* ref = &impl_->reference_for(ds, c.eps, cfg_.max_check_elems);
     std::vector<OutputCheck> outs;
     const Tolerance main_tol = fwd_tolerance(main_dt);
     outs.push_back({main_name, ErrorStats(main_tol)});
@@ -541,7 +567,7 @@ Record Runner::run_case(const Case& c) {
           compare_rows<R>(ds.main, ref->rows, c.H, ref->out, outs[0].stats, dx_tol);
         // dw: every column, then the determinism check (a second launch, bitwise equal).
         const ScaledTolerance dwt = dw_tolerance(c.wdtype, c.M);
-        outs.push_back({"dw", ErrorStats({dwt.atol, dwt.rtol}), false});
+        outs.push_back({"dw", ErrorStats({dwt.atol, dwt.rtol}), Shape::per_column});
         std::vector<W> dw1(static_cast<std::size_t>(c.H)), dw2(dw1.size());
         ds.dw.download(dw1.data());
         for (std::int64_t col = 0; col < c.H; ++col) {
@@ -573,7 +599,7 @@ Record Runner::run_case(const Case& c) {
             return Tolerance{ref::ulp_at<R>(ref->s[i]), 0};
           });
         }
-        outs.push_back({"rrms", ErrorStats(rrms_tolerance()), false});
+        outs.push_back({"rrms", ErrorStats(rrms_tolerance()), Shape::per_row});
         std::vector<float> rrms_dev(static_cast<std::size_t>(c.M));
         ds.rrms.download(rrms_dev.data());
         for (std::size_t i = 0; i < ref->rows.size(); ++i) {
@@ -596,7 +622,7 @@ Record Runner::run_case(const Case& c) {
     rec.max_rel_err = shown->stats.max_rel;
     rec.max_ulp = shown->stats.max_ulp;
     rec.worst_row = shown->stats.worst_row;
-    rec.worst_col = shown->name == "rrms" ? -1 : shown->stats.worst_col;
+    rec.worst_col = shown->shape == Shape::per_row ? -1 : shown->stats.worst_col;
     rec.mismatches = mismatches;
     if (!reason.empty()) {
       rec.status = Status::fail;
