@@ -1,6 +1,8 @@
 #include "kernels/registry.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <tuple>
 
 #include "kernels/launchers.h"
 
@@ -75,6 +77,12 @@ std::function<cudaError_t(const Args&, cudaStream_t, LaunchInfo*)> dispatcher(
   };
 }
 
+// Calls f(name, description, bug) for each row of a mutant table.
+template <class Bug, class F>
+void for_each_mutant(std::initializer_list<std::tuple<const char*, const char*, Bug>> rows, F f) {
+  for (const auto& [name, desc, bug] : rows) f(name, desc, bug);
+}
+
 std::vector<KernelInfo> build() {
   std::vector<KernelInfo> r;
 
@@ -139,50 +147,53 @@ std::vector<KernelInfo> build() {
   };
   r.push_back(std::move(a));
 
-  auto fwd_mutant = [&](std::string name, std::string desc, FwdBug bug) {
-    KernelInfo k = make(std::move(name), std::move(desc), {Op::fwd}, nullptr);
+  // Mutants: scalar, any H, the ops of their bug's family. The reference is valid until the
+  // next push; the caller sets the launcher at once.
+  const auto mutant = [&](const char* name, const char* desc, std::vector<Op> ops) -> KernelInfo& {
+    KernelInfo k = make(name, desc, std::move(ops), nullptr);
     k.mutant = true;
     k.alignment = "any (scalar)";
-    k.launch_fwd = named<FwdArgs>(
-        k.name, [bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); });
     r.push_back(std::move(k));
+    return r.back();
   };
-  fwd_mutant("mutant-half-accum", "squares accumulated in the storage dtype", FwdBug::half_accum);
-  fwd_mutant("mutant-eps-outside", "eps added outside the sqrt: 1/(sqrt(ms)+eps)", FwdBug::eps_outside);
-  fwd_mutant("mutant-weight-row-offset", "weight indexed by (col + row) % H", FwdBug::weight_row_offset);
-  fwd_mutant("mutant-tail-store", "tail store unmasked: writes up to H rounded to 8", FwdBug::tail_store);
-  fwd_mutant("mutant-tail-load", "tail load unmasked: sums squares up to H rounded to 8", FwdBug::tail_load);
-  fwd_mutant("mutant-mean-sub", "subtracts the row mean (a LayerNorm without bias)", FwdBug::mean_sub);
-  fwd_mutant("mutant-pad-denominator", "mean divided by H rounded up to 8", FwdBug::pad_denominator);
-
-  auto add_mutant = [&](std::string name, std::string desc, AddBug bug) {
-    KernelInfo k = make(std::move(name), std::move(desc), {Op::add}, nullptr);
-    k.mutant = true;
-    k.alignment = "any (scalar)";
-    k.launch_add = named<AddArgs>(
-        k.name, [bug](const AddArgs& a, cudaStream_t s) { return kern::launch_add_mutant(bug, a, s); });
-    r.push_back(std::move(k));
-  };
-  add_mutant("mutant-residual-storage-dtype", "residual sum x + r rounded to x's storage dtype before use",
-             AddBug::residual_storage_dtype);
-  add_mutant("mutant-saved-rms", "saves rms = sqrt(mean(s^2) + eps) where rrms belongs", AddBug::saved_rms);
-
-  auto bwd_mutant = [&](std::string name, std::string desc, BwdBug bug) {
-    KernelInfo k = make(std::move(name), std::move(desc), {Op::bwd, Op::add_bwd}, nullptr);
-    k.mutant = true;
-    k.alignment = "any (scalar)";
-    k.launch_bwd = named<BwdArgs>(
-        k.name, [bug](const BwdArgs& a, cudaStream_t s) { return kern::launch_bwd_mutant(bug, a, s); });
-    k.bwd_workspace = kern::bwd_mutant_workspace_bytes;
-    r.push_back(std::move(k));
-  };
-  bwd_mutant("mutant-dw-wrong-axis", "dw reduced over columns: each row's sum broadcast to every column",
-             BwdBug::dw_wrong_axis);
-  bwd_mutant("mutant-no-correction", "dx = rrms * dy * w: the correction term dropped",
-             BwdBug::no_correction);
-  bwd_mutant("mutant-dw-storage-accum", "dw accumulated in w's storage dtype", BwdBug::dw_storage_accum);
-  bwd_mutant("mutant-saved-as-rms", "the saved rrms taken for rms (1 / saved used in dx and dw)",
-             BwdBug::saved_as_rms);
+  for_each_mutant(
+      {std::tuple{"mutant-half-accum", "squares accumulated in the storage dtype", FwdBug::half_accum},
+       std::tuple{"mutant-eps-outside", "eps added outside the sqrt: 1/(sqrt(ms)+eps)", FwdBug::eps_outside},
+       std::tuple{"mutant-weight-row-offset", "weight indexed by (col + row) % H", FwdBug::weight_row_offset},
+       std::tuple{"mutant-tail-store", "tail store unmasked: writes up to H rounded to 8",
+                  FwdBug::tail_store},
+       std::tuple{"mutant-tail-load", "tail load unmasked: sums squares up to H rounded to 8",
+                  FwdBug::tail_load},
+       std::tuple{"mutant-mean-sub", "subtracts the row mean (a LayerNorm without bias)", FwdBug::mean_sub},
+       std::tuple{"mutant-pad-denominator", "mean divided by H rounded up to 8", FwdBug::pad_denominator}},
+      [&](const char* name, const char* desc, FwdBug bug) {
+        mutant(name, desc, {Op::fwd}).launch_fwd = named<FwdArgs>(
+            name, [bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); });
+      });
+  for_each_mutant(
+      {std::tuple{"mutant-residual-storage-dtype",
+                  "residual sum x + r rounded to x's storage dtype before use",
+                  AddBug::residual_storage_dtype},
+       std::tuple{"mutant-saved-rms", "saves rms = sqrt(mean(s^2) + eps) where rrms belongs",
+                  AddBug::saved_rms}},
+      [&](const char* name, const char* desc, AddBug bug) {
+        mutant(name, desc, {Op::add}).launch_add = named<AddArgs>(
+            name, [bug](const AddArgs& a, cudaStream_t s) { return kern::launch_add_mutant(bug, a, s); });
+      });
+  for_each_mutant(
+      {std::tuple{"mutant-dw-wrong-axis", "dw reduced over columns: each row's sum broadcast to every column",
+                  BwdBug::dw_wrong_axis},
+       std::tuple{"mutant-no-correction", "dx = rrms * dy * w: the correction term dropped",
+                  BwdBug::no_correction},
+       std::tuple{"mutant-dw-storage-accum", "dw accumulated in w's storage dtype", BwdBug::dw_storage_accum},
+       std::tuple{"mutant-saved-as-rms", "the saved rrms taken for rms (1 / saved used in dx and dw)",
+                  BwdBug::saved_as_rms}},
+      [&](const char* name, const char* desc, BwdBug bug) {
+        KernelInfo& k = mutant(name, desc, {Op::bwd, Op::add_bwd});
+        k.launch_bwd = named<BwdArgs>(
+            name, [bug](const BwdArgs& a, cudaStream_t s) { return kern::launch_bwd_mutant(bug, a, s); });
+        k.bwd_workspace = kern::bwd_mutant_workspace_bytes;
+      });
   return r;
 }
 
