@@ -1,7 +1,7 @@
 // Device building blocks shared by the backward strategies (bwd and add-bwd, BwdArgs): a
 // row's tensor pointers; chunks of N consecutive columns moved as 16-byte vectors where the
-// chunk is whole and its address 16-byte aligned, element by element otherwise; resident-block
-// counts for the persistent grids; dw's column reduction, the second kernel of every strategy
+// chunk is whole and its address 16-byte aligned, element by element otherwise (resident-block
+// counts for the persistent grids come from common.cuh); dw's column reduction, the second kernel of every strategy
 // with partials; and the host side (workspace size, launch) of the persistent-grid strategies.
 //
 // dw is deterministic by construction: each block of a persistent grid of P blocks owns
@@ -119,17 +119,6 @@ __device__ __forceinline__ void store_cols(T* p, int valid, const float* f) {
     for (int k = 0; k < N; ++k)
       if (k < valid) p[k] = from_f32<T>(f[k]);
   }
-}
-
-// Blocks of `kernel` (threads a block, smem bytes of dynamic shared memory) resident on the
-// whole device at once: SMs x blocks per SM. 0 if the runtime cannot say.
-template <class Kernel>
-std::int64_t resident_blocks(Kernel kernel, int threads, std::size_t smem) {
-  int dev = 0, sms = 0, per_sm = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) != cudaSuccess) return 0;
-  return static_cast<std::int64_t>(sms) * per_sm;
 }
 
 // ---- dw column sum -------------------------------------------------------------------------

@@ -167,7 +167,7 @@ using Kernel = void (*)(BwdArgs, float*);
 struct Plan {
   Kernel kernel = nullptr;
   int threads = 0;
-  std::int64_t per_sm = 0;  // resident blocks per SM: rows in flight
+  std::int64_t resident = 0;  // resident blocks on the device: rows in flight
   std::int64_t P = 0;       // blocks of the persistent grid = partial rows (0 when M == 0)
 };
 
@@ -179,14 +179,9 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   if (threads > kMaxThreads) return plan;
   plan.kernel = bwd_row_vector_kernel<X, G, W, NCH, kDs>;
   plan.threads = static_cast<int>(threads);
-  int dev = 0, sms = 0, per_sm = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, plan.kernel, plan.threads, 0) != cudaSuccess ||
-      per_sm <= 0)
-    return Plan{};
-  plan.per_sm = per_sm;
-  const std::int64_t resident = static_cast<std::int64_t>(sms) * per_sm;
+  const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, 0);
+  if (resident <= 0) return Plan{};
+  plan.resident = resident;
   plan.P = a.M < resident ? a.M : resident;
   return plan;
 }
@@ -203,7 +198,7 @@ Plan choose_plan(const BwdArgs& a) {
   if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
     if (chunks <= 4 * kMaxThreads) {
       const Plan four = make_plan<X, G, W, 4, kDs>(a, chunks);
-      if (four.kernel != nullptr && four.per_sm > best.per_sm) best = four;
+      if (four.kernel != nullptr && four.resident > best.resident) best = four;
     }
   }
   return best;

@@ -229,15 +229,21 @@ __device__ __forceinline__ float block_sum(float v, float* scratch) {
   return t;
 }
 
+// Blocks of `kernel` (threads a block, smem bytes of dynamic shared memory) resident on the
+// whole device at once: SMs x blocks per SM; 0 if the runtime cannot say or none fits.
+// Cached per (device, kernel, threads, smem): kernels/occupancy.cpp.
+std::int64_t resident_blocks(const void* kernel, int threads, std::size_t smem);
+
+template <class Kernel>
+std::int64_t resident_blocks(Kernel* kernel, int threads, std::size_t smem) {
+  return resident_blocks(reinterpret_cast<const void*>(kernel), threads, smem);
+}
+
 // Blocks for a persistent grid: as many as fit on every SM at once, but no more than the
-// work needs.
+// work needs (0: the kernel cannot run with that many threads).
 template <class Kernel>
 int persistent_grid(Kernel kernel, int threads, std::int64_t work_blocks) {
-  int dev = 0, sms = 0, per_sm = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) != cudaSuccess) return 0;
-  const std::int64_t resident = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
+  const std::int64_t resident = resident_blocks(kernel, threads, 0);
   return static_cast<int>(work_blocks < resident ? work_blocks : resident);
 }
 
