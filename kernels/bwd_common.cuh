@@ -1,8 +1,8 @@
 // Device building blocks shared by the backward strategies (bwd and add-bwd, BwdArgs): a
 // row's tensor pointers; chunks of N consecutive columns moved as 16-byte vectors where the
-// chunk is whole and its address 16-byte aligned, element by element otherwise (resident-block
-// counts for the persistent grids come from common.cuh); dw's column reduction, the second kernel of every strategy
-// with partials; and the host side (workspace size, launch) of the persistent-grid strategies.
+// chunk is whole and its address 16-byte aligned, element by element otherwise; dw's column
+// reduction, the second kernel of every strategy with partials; and the host side (workspace
+// size, launch) of the persistent-grid strategies. Resident-block counts: common.cuh.
 //
 // dw is deterministic by construction: each block of a persistent grid of P blocks owns
 // partial row p of the workspace (P x H fp32) and adds its rows into it in row order; the

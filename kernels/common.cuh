@@ -145,7 +145,8 @@ __device__ __forceinline__ void load_weights_raw_any(const W* p, const W* lo, co
     load_weights_raw<W, N>(p, raw);
   } else if (first >= reinterpret_cast<std::uintptr_t>(lo) && last <= reinterpret_cast<std::uintptr_t>(hi)) {
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c) reinterpret_cast<uint4*>(raw)[c] = load16_shifted(reinterpret_cast<const char*>(p) + 16 * c);
+    for (int c = 0; c < kChunks; ++c)
+      reinterpret_cast<uint4*>(raw)[c] = load16_shifted(reinterpret_cast<const char*>(p) + 16 * c);
   } else {
 #pragma unroll
     for (int k = 0; k < N; ++k) raw[k] = __ldg(p + k);
