@@ -28,8 +28,4 @@ inline std::int64_t op_bytes(Op op, std::int64_t M, std::int64_t H, DType x, DTy
   return 0;
 }
 
-inline std::int64_t fwd_bytes(std::int64_t M, std::int64_t H, DType x, DType w) {
-  return op_bytes(Op::fwd, M, H, x, w, x);
-}
-
 }  // namespace rb

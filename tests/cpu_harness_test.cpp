@@ -703,11 +703,11 @@ TEST(HarnessTiming, ShouldStopAtMaxSamples) {
 
 TEST(HarnessBytes, ForwardBytes) {
   const std::int64_t M = 16384, H = 4096;
-  EXPECT_EQ(fwd_bytes(M, H, DType::bf16, DType::bf16), 2 * M * H * 2 + H * 2 + 4 * M);
-  EXPECT_EQ(fwd_bytes(M, H, DType::bf16, DType::f32), 2 * M * H * 2 + H * 4 + 4 * M);
-  EXPECT_EQ(fwd_bytes(M, H, DType::f32, DType::f32), 2 * M * H * 4 + H * 4 + 4 * M);
-  EXPECT_EQ(fwd_bytes(1, 4097, DType::f16, DType::f16), 2 * 4097 * 2 + 4097 * 2 + 4);
-  EXPECT_EQ(fwd_bytes(1, 1, DType::f32, DType::f32), 16);
+  EXPECT_EQ(op_bytes(Op::fwd, M, H, DType::bf16, DType::bf16, DType::bf16), 2 * M * H * 2 + H * 2 + 4 * M);
+  EXPECT_EQ(op_bytes(Op::fwd, M, H, DType::bf16, DType::f32, DType::bf16), 2 * M * H * 2 + H * 4 + 4 * M);
+  EXPECT_EQ(op_bytes(Op::fwd, M, H, DType::f32, DType::f32, DType::f32), 2 * M * H * 4 + H * 4 + 4 * M);
+  EXPECT_EQ(op_bytes(Op::fwd, 1, 4097, DType::f16, DType::f16, DType::f16), 2 * 4097 * 2 + 4097 * 2 + 4);
+  EXPECT_EQ(op_bytes(Op::fwd, 1, 1, DType::f32, DType::f32, DType::f32), 16);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -916,7 +916,9 @@ TEST(HarnessBytes, EveryOpCountsEachTensorOnce) {
   EXPECT_EQ(op_bytes(Op::add, M, H, DType::bf16, DType::bf16, DType::f32), 2 * M * H * (2 + 4) + H * 2 + 4 * M);
   // add-bwd: read s, dy, ds_out, w, rrms; write dx (residual dtype), dw.
   EXPECT_EQ(op_bytes(Op::add_bwd, M, H, DType::bf16, DType::bf16, DType::f32), M * H * (2 + 3 * 4) + 2 * H * 2 + 4 * M);
-  EXPECT_EQ(op_bytes(Op::fwd, M, H, DType::f16, DType::f16, DType::f32), fwd_bytes(M, H, DType::f16, DType::f16));
+  // fwd has no residual stream: its dtype does not count.
+  EXPECT_EQ(op_bytes(Op::fwd, M, H, DType::f16, DType::f16, DType::f32),
+            op_bytes(Op::fwd, M, H, DType::f16, DType::f16, DType::f16));
 }
 
 TEST(HarnessValidate, BackwardTolerancesScaleWithTheirErrorScale) {
