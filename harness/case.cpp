@@ -43,7 +43,7 @@ bool Case::same_data(const Case& o) const {
 
 std::vector<Case> expand(const Sweep& s) {
   std::vector<Case> out;
-  std::set<std::tuple<int, int, int, std::int64_t, std::int64_t, int, int, double, std::string, int>> seen;
+  std::set<decltype(Case{}.key())> seen;
   for (Op op : s.ops)
     for (DType dt : s.dtypes)
       for (const WDtypeChoice& wc : s.wdtypes)
@@ -70,10 +70,7 @@ std::vector<Case> expand(const Sweep& s) {
                       c.eps = e;
                       c.dist = d;
                       c.seed = s.seed;
-                      auto key = std::make_tuple(static_cast<int>(dt), static_cast<int>(c.wdtype),
-                                                 static_cast<int>(c.rdtype), M, H, static_cast<int>(lay),
-                                                 static_cast<int>(d), e, k, static_cast<int>(op));
-                      if (seen.insert(key).second) out.push_back(std::move(c));
+                      if (seen.insert(c.key()).second) out.push_back(std::move(c));
                     }
   return out;
 }

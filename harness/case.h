@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "kernels/types.h"
@@ -42,6 +43,8 @@ struct Case {
   std::uint64_t seed = 0;
 
   std::int64_t stride() const { return layout_stride(layout, H); }
+  // Every field: equal keys are the same case.
+  auto key() const { return std::make_tuple(op, kernel, dtype, wdtype, rdtype, M, H, layout, eps, dist, seed); }
   // The inputs this case reads: cases with equal data keys share generated inputs.
   bool same_data(const Case& o) const;
 };
