@@ -150,20 +150,21 @@ struct Runner::Impl {
 
   Impl(const DeviceInfo& d, FlushMode mode) : flusher(d.l2_bytes, mode) {}
 
-  void make_input(Input& in, DType dt, const Case& c, std::int64_t rows,
+  // rows x H of dtype dt, generated packed by gen, uploaded at the given row stride after
+  // the case layout's base offset.
+  void make_input(Input& in, DType dt, const Case& c, std::int64_t rows, std::int64_t stride,
                   const std::function<void(void*)>& gen) {
     const std::size_t es = dtype_size(dt);
     in.dtype = dt;
     in.host.resize(static_cast<std::size_t>(rows * c.H) * es);
     gen(in.host.data());
-    const std::int64_t stride = rows == 1 ? c.H : c.stride();
     in.dev = GuardedTensor({rows, c.H, stride, layout_offset(c.layout), es});
     in.dev.poison(stream.get());
     in.dev.upload(in.host.data(), stream.get());
   }
 
   void make_rows(Input& in, DType dt, const Case& c, Dist d, std::uint64_t seed) {
-    make_input(in, dt, c, c.M, [&](void* p) {
+    make_input(in, dt, c, c.M, c.stride(), [&](void* p) {
       with_host_type(dt, [&](auto t) {
         using T = decltype(t);
         ref::generate_rows<T>(d, seed, c.M, c.H, c.H, static_cast<T*>(p));
@@ -178,7 +179,7 @@ struct Runner::Impl {
     ds->key = c;
     const std::int64_t stride = c.stride(), off = layout_offset(c.layout);
     make_rows(ds->x, x_dtype(c), c, c.dist, c.seed);
-    make_input(ds->w, c.wdtype, c, 1, [&](void* p) {
+    make_input(ds->w, c.wdtype, c, 1, c.H, [&](void* p) {
       with_host_type(c.wdtype, [&](auto t) {
         using W = decltype(t);
         ref::generate_weight<W>(c.seed, c.H, static_cast<W*>(p));
