@@ -34,6 +34,8 @@ int run_list(const ListOptions& o) {
     fmt::print("{:<30} {:<20} {:<44} {}\n", k.name, ops, dts, k.alignment);
     fmt::print("{:<30} H (fp32 | fp16/bf16): {}\n", "", ranges);
     fmt::print("{:<30} {}{}\n", "", k.mutant ? "[mutant] " : "", k.description);
+    fmt::print("{:<30} provider: {}{}{}\n", "", k.provider, k.version.empty() ? "" : " " + k.version,
+               k.unavailable.empty() ? "" : " (unavailable: " + k.unavailable + ")");
   }
   return 0;
 }

@@ -88,7 +88,7 @@ std::vector<Case> take_shard(const std::vector<Case>& cases, int index, int coun
 std::vector<std::string> default_kernels() {
   std::vector<std::string> v;
   for (const KernelInfo& k : kernel_registry())
-    if (!k.mutant) v.push_back(k.name);
+    if (!k.mutant && k.unavailable.empty()) v.push_back(k.name);
   return v;
 }
 

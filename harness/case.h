@@ -84,7 +84,8 @@ std::vector<Case> expand(const Sweep& s);
 // order, and cases sharing inputs stay in one shard (so each shard generates them once).
 std::vector<Case> take_shard(const std::vector<Case>& cases, int index, int count);
 
-// Kernels run when none is named: every non-mutant kernel, auto included.
+// Kernels run when none is named: every non-mutant kernel that is available here (built-in,
+// vendor and loaded plugins), auto included.
 std::vector<std::string> default_kernels();
 
 // The default benchmark sweep: every op, H {128, 1024, 2048, 4096, 4097, 8192, 16384},

@@ -39,10 +39,14 @@ class Runner {
   // Measures the copy ceiling (once; later calls return the first measurement).
   const CopyCeiling& copy_ceiling();
 
-  // Runs every case in order. A case that fails validation or cannot launch is recorded and
+  // Runs every case (each variant of its kernel) in order. A case that fails validation or cannot launch is recorded and
   // the run goes on; a CUDA error that leaves the device unusable is recorded for its case,
   // then thrown as CudaError.
   void run(const std::vector<Case>& cases, const RecordSink& sink);
+
+  // The cases a case runs as: one per variant of its kernel where the kernel offers several
+  // (cuDNN engine configurations with --cudnn-engines all), else the case itself.
+  static std::vector<Case> variants_of(const Case& c);
 
   // One case on its own (inputs are generated for it unless the previous case shares them).
   Record run_case(const Case& c);

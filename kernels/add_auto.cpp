@@ -10,8 +10,8 @@
 
 namespace rb::kern {
 
-std::string auto_pick_add(const AddArgs& a) {
-  return a.H <= add_row_vector_max_H(a.xdtype, a.rdtype) ? "row-vector" : "chunked";
+Strategy auto_pick_add(const Problem& p) {
+  return p.H <= add_row_vector_max_H(p.x, p.r) ? Strategy::row_vector : Strategy::chunked;
 }
 
 }  // namespace rb::kern

@@ -8,13 +8,15 @@
 
 namespace rb::kern {
 
-std::string auto_pick_bwd(const BwdArgs& a) {
+Strategy auto_pick_bwd(const Problem& p) {
+  // x as the kernel reads it: the residual stream for add-bwd; dy is in the x dtype.
+  const DType x = p.op == Op::add_bwd ? p.r : p.x;
   // row-vector's columns are owned for the whole launch, so rows that do not all start on a
   // 16-byte boundary (odd H: 4097) load element by element there: 30% of copy at bf16
   // H=4097 against chunked's 43%, which peels each row (H200, 2026-11-29, perf-notes run 11).
-  const bool rows_aligned = (a.H * static_cast<std::int64_t>(dtype_size(a.dydtype))) % 16 == 0 &&
-                            (a.H * static_cast<std::int64_t>(dtype_size(a.xdtype))) % 16 == 0;
-  return a.H <= bwd_row_vector_max_H(a.xdtype) && rows_aligned ? "row-vector" : "chunked";
+  const bool rows_aligned = (p.H * static_cast<std::int64_t>(dtype_size(p.x))) % 16 == 0 &&
+                            (p.H * static_cast<std::int64_t>(dtype_size(x))) % 16 == 0;
+  return p.H <= bwd_row_vector_max_H(x) && rows_aligned ? Strategy::row_vector : Strategy::chunked;
 }
 
 }  // namespace rb::kern

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/registry.h"
 #include "kernels/types.h"
 
 namespace rb::kern {
@@ -24,8 +25,12 @@ cudaError_t launch_fwd_warp_row(const FwdArgs& a, cudaStream_t s);
 
 cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s);
 
-// auto: the strategy it would pick for these arguments.
-std::string auto_pick_fwd(const FwdArgs& a);
+// The built-in strategies `auto` chooses among.
+enum class Strategy { naive, warp_row, row_vector, chunked };
+const char* strategy_name(Strategy s);
+
+// auto: the strategy it picks for a problem, per op (kernels/*_auto.cpp).
+Strategy auto_pick_fwd(const Problem& p);
 
 // Mutants (kernels/mutants/): deliberately wrong forward kernels.
 enum class FwdBug {
@@ -47,7 +52,7 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s);
 // Register-resident rows: H up to add_row_vector_max_H(x, r).
 std::int64_t add_row_vector_max_H(DType x, DType r);
 cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s);
-std::string auto_pick_add(const AddArgs& a);
+Strategy auto_pick_add(const Problem& p);
 
 // Add mutants: the sum s = x + r formed in x's storage dtype (rounded to T before it is
 // squared and stored); rms saved where rrms belongs.
@@ -65,7 +70,8 @@ std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a);
 std::int64_t bwd_row_vector_max_H(DType x);
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a);
-std::string auto_pick_bwd(const BwdArgs& a);
+Strategy auto_pick_bwd(const Problem& p);  // bwd and add-bwd
+Strategy auto_pick(const Problem& p);      // by p.op
 
 // Backward mutants: dw reduced over the columns instead of the rows (each row's sum over
 // columns, broadcast to every column); dx without the correction term (dx = rrms * dy * w);

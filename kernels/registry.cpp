@@ -1,10 +1,13 @@
 #include "kernels/registry.h"
 
 #include <algorithm>
+#include <array>
+#include <stdexcept>
 #include <initializer_list>
 #include <tuple>
 
 #include "kernels/launchers.h"
+#include "kernels/vendor/vendor.h"
 
 namespace rb {
 namespace {
@@ -53,27 +56,48 @@ KernelInfo make(std::string name, std::string desc, std::vector<Op> ops, MaxHFn 
   return k;
 }
 
-// Wraps plain launchers into registry launchers that report the kernel's own name.
+// A plan of a built-in kernel: the same launcher for every problem of an op family, its
+// workspace sized from the problem once. `Args` is the op family's argument struct.
 template <class Args>
-std::function<cudaError_t(const Args&, cudaStream_t, LaunchInfo*)> named(
-    std::string self, std::function<cudaError_t(const Args&, cudaStream_t)> launch) {
-  return
-      [self = std::move(self), launch = std::move(launch)](const Args& a, cudaStream_t s, LaunchInfo* info) {
-        if (info) info->picked = self;
-        return launch(a, s);
-      };
-}
+class LauncherPlan final : public Plan {
+ public:
+  using Launch = std::function<cudaError_t(const Args&, cudaStream_t)>;
+  LauncherPlan(std::string picked, Launch launch, std::size_t workspace)
+      : picked_(std::move(picked)), launch_(std::move(launch)), workspace_(workspace) {}
+  std::size_t workspace_bytes() const override { return workspace_; }
+  std::string picked() const override { return picked_; }
+  cudaError_t launch(const LaunchArgs& args, cudaStream_t s) override {
+    const Args* a = std::get_if<Args>(&args);
+    return a ? launch_(*a, s) : cudaErrorInvalidValue;
+  }
 
-// auto: looks its pick up in the registry and launches it.
-template <class Args>
-std::function<cudaError_t(const Args&, cudaStream_t, LaunchInfo*)> dispatcher(
-    std::string (*pick)(const Args&),
-    std::function<cudaError_t(const Args&, cudaStream_t, LaunchInfo*)> KernelInfo::*launch) {
-  return [pick, launch](const Args& a, cudaStream_t s, LaunchInfo* info) -> cudaError_t {
-    const std::string name = pick(a);
-    if (info) info->picked = name;
-    const KernelInfo* k = find_kernel(name);
-    return k && k->*launch ? (k->*launch)(a, s, nullptr) : cudaErrorInvalidValue;
+ private:
+  std::string picked_;
+  Launch launch_;
+  std::size_t workspace_;
+};
+
+// The launchers of one built-in strategy, per op family (null where it lacks the family).
+struct Launchers {
+  std::function<cudaError_t(const FwdArgs&, cudaStream_t)> fwd;
+  std::function<cudaError_t(const AddArgs&, cudaStream_t)> add;
+  std::function<cudaError_t(const BwdArgs&, cudaStream_t)> bwd;
+  std::size_t (*bwd_workspace)(const BwdArgs&) = nullptr;
+};
+
+// prepare() of a built-in kernel: binds the launcher of the problem's op family.
+PrepareFn launcher_prepare(std::string self, Launchers l) {
+  return [self = std::move(self), l = std::move(l)](const Problem& p, const std::string&) -> std::unique_ptr<Plan> {
+    switch (p.op) {
+      case Op::fwd:
+        return std::make_unique<LauncherPlan<FwdArgs>>(self, l.fwd, 0);
+      case Op::add:
+        return std::make_unique<LauncherPlan<AddArgs>>(self, l.add, 0);
+      case Op::bwd:
+      case Op::add_bwd:
+        break;
+    }
+    return std::make_unique<LauncherPlan<BwdArgs>>(self, l.bwd, l.bwd_workspace ? l.bwd_workspace(bwd_args_for(p)) : 0);
   };
 }
 
@@ -83,8 +107,20 @@ void for_each_mutant(std::initializer_list<std::tuple<const char*, const char*, 
   for (const auto& [name, desc, bug] : rows) f(name, desc, bug);
 }
 
-std::vector<KernelInfo> build() {
-  std::vector<KernelInfo> r;
+// auto's plan: the plan of the strategy it picked, which it holds and runs.
+class AutoPlan final : public Plan {
+ public:
+  explicit AutoPlan(std::unique_ptr<Plan> inner) : inner_(std::move(inner)) {}
+  std::size_t workspace_bytes() const override { return inner_->workspace_bytes(); }
+  std::string picked() const override { return inner_->picked(); }
+  cudaError_t launch(const LaunchArgs& args, cudaStream_t s) override { return inner_->launch(args, s); }
+
+ private:
+  std::unique_ptr<Plan> inner_;
+};
+
+std::deque<KernelInfo> build() {
+  std::deque<KernelInfo> r;
 
   // A strategy implementing every op: its launchers and the backward's workspace size.
   const auto every_op =
@@ -92,10 +128,7 @@ std::vector<KernelInfo> build() {
           cudaError_t (*add)(const AddArgs&, cudaStream_t), cudaError_t (*bwd)(const BwdArgs&, cudaStream_t),
           std::size_t (*ws)(const BwdArgs&)) {
         KernelInfo k = make(name, desc, kAllOps, std::move(max_h));
-        k.launch_fwd = named<FwdArgs>(name, fwd);
-        k.launch_add = named<AddArgs>(name, add);
-        k.launch_bwd = named<BwdArgs>(name, bwd);
-        k.bwd_workspace = ws;
+        k.prepare = launcher_prepare(name, Launchers{fwd, add, bwd, ws});
         r.push_back(std::move(k));
       };
 
@@ -107,7 +140,7 @@ std::vector<KernelInfo> build() {
 
   KernelInfo warp = make("warp-row", "4-32 lanes per row, several rows per block, row in registers: small H",
                          {Op::fwd}, [](const Problem& p) { return kern::warp_row_max_H(p.x); });
-  warp.launch_fwd = named<FwdArgs>("warp-row", kern::launch_fwd_warp_row);
+  warp.prepare = launcher_prepare("warp-row", Launchers{kern::launch_fwd_warp_row, nullptr, nullptr, nullptr});
   r.push_back(std::move(warp));
 
   every_op(
@@ -136,16 +169,22 @@ std::vector<KernelInfo> build() {
            nullptr, kern::launch_fwd_chunked, kern::launch_add_chunked, kern::launch_bwd_chunked,
            kern::bwd_chunked_workspace_bytes);
 
-  KernelInfo a =
-      make("auto", "picks a strategy by (op, dtype, H) from measured crossovers", kAllOps, nullptr);
-  a.launch_fwd = dispatcher<FwdArgs>(kern::auto_pick_fwd, &KernelInfo::launch_fwd);
-  a.launch_add = dispatcher<AddArgs>(kern::auto_pick_add, &KernelInfo::launch_add);
-  a.launch_bwd = dispatcher<BwdArgs>(kern::auto_pick_bwd, &KernelInfo::launch_bwd);
-  a.bwd_workspace = [](const BwdArgs& args) -> std::size_t {
-    const KernelInfo* k = find_kernel(kern::auto_pick_bwd(args));
-    return k && k->bwd_workspace ? k->bwd_workspace(args) : 0;
+  // auto holds the strategies it picks among (deque elements keep their addresses).
+  std::array<const KernelInfo*, 4> strategies{};
+  for (const KernelInfo& k : r)
+    for (kern::Strategy st : {kern::Strategy::naive, kern::Strategy::warp_row, kern::Strategy::row_vector,
+                              kern::Strategy::chunked})
+      if (k.name == kern::strategy_name(st)) strategies[static_cast<std::size_t>(st)] = &k;
+  KernelInfo a = make("auto", "picks a strategy by (op, dtype, H, row alignment) from measured crossovers",
+                      kAllOps, nullptr);
+  a.prepare = [strategies](const Problem& p, const std::string&) -> std::unique_ptr<Plan> {
+    const KernelInfo* k = strategies[static_cast<std::size_t>(kern::auto_pick(p))];
+    return std::make_unique<AutoPlan>(k->prepare(p, ""));
   };
   r.push_back(std::move(a));
+
+  for (std::vector<KernelInfo> vendor : {vendor::cudnn_kernels(), vendor::cublas_kernels()})
+    for (KernelInfo& k : vendor) r.push_back(std::move(k));
 
   // Mutants: scalar, any H, the ops of their bug's family. The reference is valid until the
   // next push; the caller sets the launcher at once.
@@ -167,8 +206,9 @@ std::vector<KernelInfo> build() {
        std::tuple{"mutant-mean-sub", "subtracts the row mean (a LayerNorm without bias)", FwdBug::mean_sub},
        std::tuple{"mutant-pad-denominator", "mean divided by H rounded up to 8", FwdBug::pad_denominator}},
       [&](const char* name, const char* desc, FwdBug bug) {
-        mutant(name, desc, {Op::fwd}).launch_fwd = named<FwdArgs>(
-            name, [bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); });
+        mutant(name, desc, {Op::fwd}).prepare = launcher_prepare(
+            name, Launchers{[bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); },
+                            nullptr, nullptr, nullptr});
       });
   for_each_mutant(
       {std::tuple{"mutant-residual-storage-dtype",
@@ -177,8 +217,10 @@ std::vector<KernelInfo> build() {
        std::tuple{"mutant-saved-rms", "saves rms = sqrt(mean(s^2) + eps) where rrms belongs",
                   AddBug::saved_rms}},
       [&](const char* name, const char* desc, AddBug bug) {
-        mutant(name, desc, {Op::add}).launch_add = named<AddArgs>(
-            name, [bug](const AddArgs& a, cudaStream_t s) { return kern::launch_add_mutant(bug, a, s); });
+        mutant(name, desc, {Op::add}).prepare = launcher_prepare(
+            name, Launchers{nullptr,
+                            [bug](const AddArgs& a, cudaStream_t s) { return kern::launch_add_mutant(bug, a, s); },
+                            nullptr, nullptr});
       });
   for_each_mutant(
       {std::tuple{"mutant-dw-wrong-axis", "dw reduced over columns: each row's sum broadcast to every column",
@@ -189,10 +231,11 @@ std::vector<KernelInfo> build() {
        std::tuple{"mutant-saved-as-rms", "the saved rrms taken for rms (1 / saved used in dx and dw)",
                   BwdBug::saved_as_rms}},
       [&](const char* name, const char* desc, BwdBug bug) {
-        KernelInfo& k = mutant(name, desc, {Op::bwd, Op::add_bwd});
-        k.launch_bwd = named<BwdArgs>(
-            name, [bug](const BwdArgs& a, cudaStream_t s) { return kern::launch_bwd_mutant(bug, a, s); });
-        k.bwd_workspace = kern::bwd_mutant_workspace_bytes;
+        mutant(name, desc, {Op::bwd, Op::add_bwd}).prepare = launcher_prepare(
+            name, Launchers{nullptr,
+                            nullptr,
+                            [bug](const BwdArgs& a, cudaStream_t s) { return kern::launch_bwd_mutant(bug, a, s); },
+                            kern::bwd_mutant_workspace_bytes});
       });
   return r;
 }
@@ -201,15 +244,33 @@ std::vector<KernelInfo> build() {
 
 bool KernelInfo::has_op(Op op) const { return std::find(ops.begin(), ops.end(), op) != ops.end(); }
 
-const std::vector<KernelInfo>& kernel_registry() {
-  static const std::vector<KernelInfo> r = build();
+namespace {
+std::deque<KernelInfo>& mutable_registry() {
+  static std::deque<KernelInfo> r = build();
   return r;
 }
+}  // namespace
 
-const KernelInfo* find_kernel(const std::string& name) {
+const std::deque<KernelInfo>& kernel_registry() { return mutable_registry(); }
+
+const KernelInfo* find_kernel(const std::string& name, std::string* variant) {
+  const std::size_t at = name.find('@');
+  const std::string base = at == std::string::npos ? name : name.substr(0, at);
   for (const auto& k : kernel_registry())
-    if (k.name == name) return &k;
+    if (k.name == base) {
+      if (at != std::string::npos && !k.variants) return nullptr;  // a kernel without variants
+      if (variant) *variant = at == std::string::npos ? std::string() : name.substr(at + 1);
+      return &k;
+    }
   return nullptr;
+}
+
+void register_kernel(KernelInfo k) {
+  if (k.name.empty() || k.name.find('@') != std::string::npos)
+    throw std::invalid_argument("kernel name '" + k.name + "' is empty or holds '@'");
+  if (find_kernel(k.name)) throw std::invalid_argument("a kernel named " + k.name + " is already registered");
+  if (!k.prepare) throw std::invalid_argument("kernel " + k.name + " has no prepare()");
+  mutable_registry().push_back(std::move(k));
 }
 
 Problem fwd_problem(const FwdArgs& a) {
@@ -225,6 +286,7 @@ Problem fwd_problem(const FwdArgs& a) {
 }
 
 std::optional<std::string> check_common(const KernelInfo& k, const Problem& p) {
+  if (!k.unavailable.empty()) return k.name + " is unavailable: " + k.unavailable;
   if (!k.has_op(p.op)) {
     std::string ops;
     for (Op op : k.ops) ops += (ops.empty() ? "" : ", ") + std::string(op_name(op));
@@ -244,6 +306,43 @@ std::optional<std::string> check_common(const KernelInfo& k, const Problem& p) {
   if (p.M > 0x7fffffff) return "M above 2^31-1 rows (grid limit)";
   if (k.supports) return k.supports(p);
   return std::nullopt;
+}
+
+}  // namespace rb
+
+namespace rb {
+
+FwdArgs fwd_args_for(const Problem& p) {
+  FwdArgs a;
+  a.M = p.M;
+  a.H = p.H;
+  a.x_stride = a.y_stride = p.stride;
+  a.xdtype = p.x;
+  a.wdtype = p.w;
+  return a;
+}
+
+AddArgs add_args_for(const Problem& p) {
+  AddArgs a;
+  a.M = p.M;
+  a.H = p.H;
+  a.x_stride = a.r_stride = a.y_stride = a.s_stride = p.stride;
+  a.xdtype = p.x;
+  a.wdtype = p.w;
+  a.rdtype = p.r;
+  return a;
+}
+
+BwdArgs bwd_args_for(const Problem& p) {
+  BwdArgs a;
+  a.M = p.M;
+  a.H = p.H;
+  a.x_stride = a.dy_stride = a.ds_stride = a.dx_stride = p.stride;
+  // add-bwd reads the residual stream s as x and writes dx in its dtype; dy is in x's.
+  a.xdtype = p.op == Op::add_bwd ? p.r : p.x;
+  a.dydtype = p.x;
+  a.wdtype = p.w;
+  return a;
 }
 
 }  // namespace rb

@@ -78,6 +78,8 @@ struct FwdArgs {
   float eps = 1e-5f;
   DType xdtype = DType::f32;
   DType wdtype = DType::f32;
+  void* workspace = nullptr;  // the plan's workspace_bytes() of device scratch (vendor plans)
+  std::size_t workspace_bytes = 0;
 };
 
 // add: s = x + r added in fp32 (before squaring), y = s * rsqrt(mean(s^2) + eps) * w.
@@ -97,6 +99,8 @@ struct AddArgs {
   DType xdtype = DType::f32;
   DType wdtype = DType::f32;
   DType rdtype = DType::f32;
+  void* workspace = nullptr;  // the plan's workspace_bytes() of device scratch (vendor plans)
+  std::size_t workspace_bytes = 0;
 };
 
 // bwd and add-bwd. Per row, with g = dy * w and the saved rrms (never recomputed):
@@ -108,7 +112,7 @@ struct AddArgs {
 //   bwd:     x, dx in xdtype; dy in dydtype == xdtype; ds_out null.
 //   add-bwd: x is the saved residual stream s and dx (= dr) and ds_out are in the residual
 //            dtype (xdtype here); dy is in the x dtype of the forward (dydtype).
-// workspace: fp32 scratch of workspace_bytes (the kernel's bwd_workspace_bytes(args)).
+// workspace: device scratch of workspace_bytes (the plan's workspace_bytes()).
 struct BwdArgs {
   const void* x = nullptr;
   const void* w = nullptr;

@@ -22,6 +22,7 @@ struct Record {
   std::string cc;  // compute capability, "9.0"
   std::string kernel;
   std::string picked;
+  std::string provider, provider_version;  // TEMP until the column table lands
   std::string op;
   std::string dtype;
   std::string wdtype;

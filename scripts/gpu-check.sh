@@ -11,6 +11,11 @@
 # other step; a step cut short is reported as such in the summary (rc 124), never as clean.
 # SANITIZER_FILTER (a gtest filter, default: all GPU tests) narrows the memcheck pass when
 # device time is short; the summary names the filter used.
+# BEFORE_BIN (a binary of an earlier commit) adds the step "same": both run one sweep of every
+# op, built-in kernel, awkward H, distribution and layout, and scripts/same-results.py checks
+# they agree on every key, verdict and error metric (a refactor must not change results).
+# The step "vendor" runs the vendor headline (fwd and bwd, bf16 M=16384, H 1024..16384 with
+# 4097; auto, cudnn, cublas side by side) and cuDNN's every engine on one case.
 # STEPS (default: all of "gpu sanitizer cpu sweep quick scaleout") runs some steps only, so a
 # check can be split over several sessions of a time-limited machine: each step leaves its
 # results in OUTDIR/state/STEP.env and the summary is written from every step recorded in
@@ -19,6 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/gpu-check.sh OUTDIR}
 BUILD=${BUILD_DIR:-build}
+BEFORE_BIN=${BEFORE_BIN:-build-before/rmsnorm-bench}
 SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-420}
 SANITIZER_FILTER=${SANITIZER_FILTER:-*}
 STEP_TIMEOUT=${STEP_TIMEOUT:-300}  # bounds each of the other steps
@@ -138,6 +144,34 @@ if want quick; then
   echo "[$(stamp)] quick start rc=$quick_rc"
 fi
 
+if want same; then
+  echo "[$(stamp)] same results as $BEFORE_BIN"
+  SAME=(--op fwd,bwd,add,add-bwd --H 1,3,127,1000,4096,4097 --M 1,19 --dtype fp32,fp16,bf16 --wdtype same,fp32
+        --rdtype same,fp32 --dist normal,large,tiny,offset,outlier,zero-row --layout contiguous,strided,misaligned
+        --kernel naive,warp-row,row-vector,chunked,auto --no-time --quiet)
+  timeout "$STEP_TIMEOUT" "$BEFORE_BIN" "${SAME[@]}" --out "$OUT/same/before" >"$OUT/same-before.log" 2>&1
+  timeout "$STEP_TIMEOUT" "$BIN" "${SAME[@]}" --out "$OUT/same/after" >"$OUT/same-after.log" 2>&1
+  python3 scripts/same-results.py "$OUT/same/before/results.csv" "$OUT/same/after/results.csv" >"$OUT/same.log" 2>&1
+  same_rc=$?
+  same_line=$(tail -n 1 "$OUT/same.log")
+  save same same_rc same_line
+  echo "[$(stamp)] same results rc=$same_rc: $same_line"
+fi
+
+if want vendor; then
+  echo "[$(stamp)] vendor headline"
+  VH=(--op fwd,bwd --H 1024,2048,4096,4097,8192,16384 --M 16384 --dtype bf16 --eps 1e-5 --kernel auto,cudnn,cublas)
+  timeout "$STEP_TIMEOUT" "$BIN" "${VH[@]}" --out "$OUT/vendor" >"$OUT/vendor.log" 2>"$OUT/vendor.err"
+  vendor_rc=$?
+  vendor_line=$(grep -E '^[0-9]+ pass' "$OUT/vendor.log" | tail -n 1)
+  timeout "$STEP_TIMEOUT" "$BIN" --op fwd,bwd --H 4096 --M 16384 --dtype bf16 --eps 1e-5 --kernel cudnn \
+    --cudnn-engines all --out "$OUT/engines" >"$OUT/engines.log" 2>&1
+  engines_rc=$?
+  engines_line=$(grep -E '^[0-9]+ pass' "$OUT/engines.log" | tail -n 1)
+  save vendor vendor_rc vendor_line engines_rc engines_line
+  echo "[$(stamp)] vendor rc=$vendor_rc ($vendor_line), engines rc=$engines_rc ($engines_line)"
+fi
+
 # Scale-out: the same small sweep whole and as 2 shards merged must compare clean; the gate
 # must pass against a fresh baseline and fail against one whose bandwidth is raised by 20%.
 if want scaleout; then
@@ -184,6 +218,8 @@ for f in "$OUT"/state/*.env; do [ -e "$f" ] && . "$f"; done
   echo "sweep: rc=${sweep_rc:-not run}, ${sweep_line:-}"
   echo "quick start (scripts/run.sh --H 4096 --dtype bf16): rc=${quick_rc:-not run}, ${quick_line:-}"
   echo "scale-out (fwd bf16 M=16384 H=4096,8192): whole vs 2 shards merged compare rc=${so_compare:-not run} (0 = clean); ci-gate fresh baseline rc=${so_fresh:-not run} (want 0), +20% baseline rc=${so_raised:-not run} (want 1)"
+  echo "same results as ${BEFORE_BIN}: rc=${same_rc:-not run}, ${same_line:-}"
+  echo "vendor headline (fwd,bwd bf16 M=16384; auto, cudnn, cublas): rc=${vendor_rc:-not run}, ${vendor_line:-}; cudnn every engine (H=4096): rc=${engines_rc:-not run}, ${engines_line:-}"
   echo "${headline:-headline: sweep not run}"
 } >"$OUT/summary.txt"
 cat "$OUT/summary.txt"

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "app/lists.h"
-#include "harness/bytes.h"
+#include "harness/ops.h"
+#include "harness/runner.h"
+#include "kernels/launchers.h"
 #include "harness/case.h"
 #include "harness/timing.h"
 #include "harness/validate.h"
@@ -550,11 +552,14 @@ TEST(HarnessCase, DefaultBenchSweep) {
   EXPECT_FALSE(s.wdtypes[0].fixed.has_value());
   ASSERT_EQ(s.rdtypes.size(), 1u);
   EXPECT_FALSE(s.rdtypes[0].fixed.has_value());
-  // Each op with the kernels that implement it (warp-row: forward only).
-  std::size_t pairs = 0;
+  // Each op with the kernels that implement it (warp-row: forward only; a vendor kernel its
+  // own list).
+  std::size_t pairs = 0, listed = 0;
   for (Op op : s.ops)
     for (const std::string& k : s.kernels) pairs += find_kernel(k)->has_op(op) ? 1 : 0;
-  EXPECT_EQ(pairs, 4 * s.kernels.size() - 3);
+  for (const std::string& k : s.kernels) listed += find_kernel(k)->ops.size();
+  EXPECT_EQ(pairs, listed);
+  EXPECT_EQ(find_kernel("warp-row")->ops, std::vector<Op>{Op::fwd});
   EXPECT_EQ(expand(s).size(), pairs * 7 * 2 * 3 * 2);
 }
 
@@ -699,7 +704,7 @@ TEST(HarnessTiming, ShouldStopAtMaxSamples) {
 }
 
 // ---------------------------------------------------------------------------------------
-// harness/bytes.h
+// harness/ops.h: bytes from the op descriptions
 
 TEST(HarnessBytes, ForwardBytes) {
   const std::int64_t M = 16384, H = 4096;
@@ -750,11 +755,8 @@ TEST(HarnessRegistry, NamesAndDescriptionsAreUnique) {
     EXPECT_FALSE(k.ops.empty());
     EXPECT_FALSE(k.dtypes.empty());
     EXPECT_TRUE(static_cast<bool>(k.max_H));
-    EXPECT_TRUE(static_cast<bool>(k.supports));
-    // A launcher exactly for the ops listed.
-    EXPECT_EQ(static_cast<bool>(k.launch_fwd), k.has_op(Op::fwd));
-    EXPECT_EQ(static_cast<bool>(k.launch_add), k.has_op(Op::add));
-    EXPECT_EQ(static_cast<bool>(k.launch_bwd), k.has_op(Op::bwd) || k.has_op(Op::add_bwd));
+    EXPECT_TRUE(static_cast<bool>(k.prepare));
+    EXPECT_FALSE(k.provider.empty());
     EXPECT_FALSE(k.alignment.empty());
   }
   for (const char* n : {"naive", "warp-row", "row-vector", "chunked", "auto"})
@@ -832,6 +834,135 @@ TEST(HarnessRegistry, CheckCommonRejectsStrideBelowH) {
     EXPECT_TRUE(check_common(k, a).has_value());
     EXPECT_TRUE(check_common(k, args(DType::bf16, DType::bf16, 0)).has_value()) << "H=0 accepted";
   }
+}
+
+// A built-in kernel's forward plan names the kernel that runs; auto's names its pick, which
+// it holds as a kernel (no lookup by name at launch).
+TEST(HarnessRegistry, PlansNameWhatRuns) {
+  Problem p;
+  p.op = Op::fwd;
+  p.M = 16;
+  p.x = p.w = p.r = DType::bf16;
+  for (const char* name : {"naive", "warp-row", "row-vector", "chunked"}) {
+    p.H = p.stride = 512;
+    EXPECT_EQ(find_kernel(name)->prepare(p, "")->picked(), name);
+  }
+  for (std::int64_t H : {128, 1024, 4096, 4097, 40000}) {
+    p.H = p.stride = H;
+    EXPECT_EQ(find_kernel("auto")->prepare(p, "")->picked(), kern::strategy_name(kern::auto_pick_fwd(p))) << H;
+  }
+  p.H = p.stride = 128;
+  EXPECT_EQ(find_kernel("auto")->prepare(p, "")->picked(), "warp-row");
+  p.H = p.stride = 40000;
+  EXPECT_EQ(find_kernel("auto")->prepare(p, "")->picked(), "chunked");
+  // A plan launches only its own op family's arguments.
+  p.H = p.stride = 128;
+  EXPECT_EQ(find_kernel("naive")->prepare(p, "")->launch(AddArgs{}, nullptr), cudaErrorInvalidValue);
+}
+
+TEST(HarnessRegistry, RegisterRefusesDuplicatesAndVariantsNeedAKernelThatHasThem) {
+  KernelInfo k = *find_kernel("naive");
+  EXPECT_THROW(register_kernel(k), std::invalid_argument);
+  k.name = "has@at";
+  EXPECT_THROW(register_kernel(k), std::invalid_argument);
+  k.name = "";
+  EXPECT_THROW(register_kernel(k), std::invalid_argument);
+  std::string variant = "x";
+  EXPECT_EQ(find_kernel("naive@eng0", &variant), nullptr);
+  EXPECT_EQ(find_kernel("naive", &variant)->name, "naive");
+  EXPECT_EQ(variant, "");
+  KernelInfo v = *find_kernel("naive");
+  v.name = "test-variants";
+  v.description = "a test kernel with variants";
+  v.variants = [](const Problem&) { return std::vector<std::string>{"a", "b"}; };
+  register_kernel(v);
+  ASSERT_NE(find_kernel("test-variants@b", &variant), nullptr);
+  EXPECT_EQ(variant, "b");
+  EXPECT_EQ(find_kernel("test-variants")->variant_name("a"), "test-variants@a");
+  Case c;
+  c.op = Op::fwd;
+  c.kernel = "test-variants";
+  c.M = 2;
+  c.H = 8;
+  c.dtype = c.wdtype = c.rdtype = DType::f32;
+  const std::vector<Case> runs = Runner::variants_of(c);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].kernel, "test-variants@a");
+  EXPECT_EQ(runs[1].kernel, "test-variants@b");
+  c.kernel = "naive";
+  EXPECT_EQ(Runner::variants_of(c).size(), 1u);
+}
+
+// The byte count is derived from the op's tensors; it equals the README's formula per op.
+TEST(HarnessOps, BytesFromTheDescriptionMatchTheFormula) {
+  for (DType x : {DType::f32, DType::f16, DType::bf16})
+    for (DType w : {x, DType::f32})
+      for (DType r : {x, DType::f32})
+        for (std::int64_t M : {1, 19, 16384})
+          for (std::int64_t H : {1, 127, 4097}) {
+            const std::int64_t sx = static_cast<std::int64_t>(dtype_size(x)), sw = static_cast<std::int64_t>(dtype_size(w)),
+                               sr = static_cast<std::int64_t>(dtype_size(r));
+            EXPECT_EQ(op_bytes(Op::fwd, M, H, x, w, r), 2 * M * H * sx + H * sw + 4 * M);
+            EXPECT_EQ(op_bytes(Op::add, M, H, x, w, r), 2 * M * H * (sx + sr) + H * sw + 4 * M);
+            EXPECT_EQ(op_bytes(Op::bwd, M, H, x, w, r), 3 * M * H * sx + 2 * H * sw + 4 * M);
+            EXPECT_EQ(op_bytes(Op::add_bwd, M, H, x, w, r), M * H * (sx + 3 * sr) + 2 * H * sw + 4 * M);
+          }
+}
+
+// Every op's description: a main output first, outputs and inputs named once, a reference,
+// a binding and a tolerance; the backward's dw is the repeatable output.
+TEST(HarnessOps, DescriptionsAreComplete) {
+  for (Op op : {Op::fwd, Op::bwd, Op::add, Op::add_bwd}) {
+    SCOPED_TRACE(std::string(op_name(op)));
+    const OpDesc& d = op_desc(op);
+    EXPECT_EQ(d.op, op);
+    ASSERT_FALSE(d.outputs.empty());
+    EXPECT_EQ(d.outputs[0].shape, Shape::matrix);
+    EXPECT_TRUE(d.bind && d.reference && d.csv_tolerance);
+    std::set<Tensor> seen;
+    for (const InputDesc& i : d.inputs) EXPECT_TRUE(seen.insert(i.tensor).second) << tensor_name(i.tensor);
+    for (const OutputDesc& o : d.outputs) {
+      EXPECT_TRUE(seen.insert(o.tensor).second) << tensor_name(o.tensor);
+      EXPECT_EQ(o.repeatable, o.tensor == Tensor::dw);
+    }
+    EXPECT_EQ(is_backward(op), seen.count(Tensor::dw) == 1);
+    EXPECT_EQ(op == Op::add, seen.count(Tensor::s) == 1);
+  }
+  // Binding puts each tensor where the op family's kernels read it.
+  Case c;
+  c.op = Op::add_bwd;
+  c.M = 3;
+  c.H = 5;
+  c.dtype = DType::bf16;
+  c.wdtype = DType::f32;
+  c.rdtype = DType::f32;
+  c.eps = 1e-6;
+  DevicePointers p{};
+  for (std::size_t i = 0; i < kTensors; ++i) p[i] = reinterpret_cast<void*>(0x1000 * (i + 1));
+  const LaunchArgs a = op_desc(c.op).bind(c, p, 64, reinterpret_cast<void*>(0x99000));
+  const BwdArgs* b = std::get_if<BwdArgs>(&a);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->x, p[static_cast<std::size_t>(Tensor::x)]);
+  EXPECT_EQ(b->ds_out, p[static_cast<std::size_t>(Tensor::ds_out)]);
+  EXPECT_EQ(static_cast<const void*>(b->rrms), p[static_cast<std::size_t>(Tensor::saved_rrms)]);
+  EXPECT_EQ(b->dw, p[static_cast<std::size_t>(Tensor::dw)]);
+  EXPECT_EQ(b->xdtype, DType::f32);   // the residual stream
+  EXPECT_EQ(b->dydtype, DType::bf16);
+  EXPECT_EQ(b->workspace_bytes, 64u);
+  EXPECT_EQ(b->x_stride, c.stride());
+}
+
+TEST(HarnessOps, ProblemAlignmentFollowsTheLayout) {
+  Case c;
+  c.dtype = c.wdtype = c.rdtype = DType::bf16;
+  c.H = 4096;
+  c.layout = Layout::contiguous;
+  EXPECT_EQ(problem_of(c).base_align, 16);
+  c.layout = Layout::misaligned;
+  EXPECT_EQ(problem_of(c).base_align, 2);
+  c.wdtype = DType::f32;
+  c.dtype = c.rdtype = DType::f32;
+  EXPECT_EQ(problem_of(c).base_align, 4);
 }
 
 TEST(HarnessRegistry, RowVectorRejectsHAboveItsMax) {

@@ -99,7 +99,7 @@ TEST_P(KernelPasses, ValidationSweep) {
   ASSERT_NE(k, nullptr);
   const std::vector<Record> recs = run_sweep(sweep_for(name, {op}));
   ASSERT_FALSE(recs.empty());
-  int passed = 0, bad = 0;
+  int passed = 0, bad = 0, skipped = 0;
   for (const Record& r : recs) {
     EXPECT_EQ(r.op, op_name(op));
     if (r.status == Status::pass) {
@@ -112,12 +112,16 @@ TEST_P(KernelPasses, ValidationSweep) {
     p.x = *parse_dtype(r.dtype);
     p.w = *parse_dtype(r.wdtype);
     p.r = r.rdtype.empty() ? p.x : *parse_dtype(r.rdtype);
-    const bool allowed_skip = r.status == Status::skip && r.H > k->max_H(p);
+    // A built-in kernel skips only beyond the H it holds; a vendor or plugin kernel may also
+    // refuse a case in its own words (recorded, counted and shown below).
+    const bool allowed_skip = r.status == Status::skip && (r.H > k->max_H(p) || k->provider != "builtin");
+    if (allowed_skip && k->provider != "builtin" && skipped++ < 3) std::cout << "SKIP " << describe(r) << "\n";
     if (!allowed_skip && ++bad <= 20) ADD_FAILURE() << describe(r);
   }
   EXPECT_EQ(bad, 0) << bad << " case(s) failed";
   EXPECT_GT(passed, 0);
-  std::cout << param << ": " << passed << " of " << recs.size() << " cases passed\n";
+  std::cout << param << ": " << passed << " of " << recs.size() << " cases passed, " << skipped
+            << " skipped by the provider\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKernels, KernelPasses, testing::ValuesIn(kernel_ops()), param_name);
@@ -149,10 +153,11 @@ TEST(Auto, RecordsItsPick) {
   for (const Record& r : run_sweep(small_sweep({Op::fwd}, {"auto"}, {DType::bf16, DType::f32}, {4},
                                                {128, 1024, 4096, 20000, 40000}))) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
-    FwdArgs a;
-    a.H = r.H;
-    a.xdtype = *parse_dtype(r.dtype);
-    EXPECT_EQ(r.picked, kern::auto_pick_fwd(a)) << describe(r);
+    Problem p;
+    p.H = r.H;
+    p.M = r.M;
+    p.x = p.w = p.r = *parse_dtype(r.dtype);
+    EXPECT_EQ(r.picked, kern::strategy_name(kern::auto_pick_fwd(p))) << describe(r);
     EXPECT_NE(r.picked, "auto");
   }
 }
@@ -163,20 +168,12 @@ TEST(Auto, RecordsItsPickForEveryOp) {
   for (const Record& r : run_sweep(small_sweep({Op::bwd, Op::add, Op::add_bwd}, {"auto"},
                                                {DType::bf16, DType::f32}, {4}, {128, 4096, 40000}))) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
-    const DType d = *parse_dtype(r.dtype);
-    std::string want;
-    if (r.op == "add") {
-      AddArgs a;
-      a.H = r.H;
-      a.xdtype = a.wdtype = a.rdtype = d;
-      want = kern::auto_pick_add(a);
-    } else {
-      BwdArgs a;
-      a.H = r.H;
-      a.xdtype = a.dydtype = a.wdtype = d;
-      want = kern::auto_pick_bwd(a);
-    }
-    EXPECT_EQ(r.picked, want) << describe(r);
+    Problem p;
+    p.op = *parse_op(r.op);
+    p.H = r.H;
+    p.M = r.M;
+    p.x = p.w = p.r = *parse_dtype(r.dtype);
+    EXPECT_EQ(r.picked, kern::strategy_name(kern::auto_pick(p))) << describe(r);
     EXPECT_NE(r.picked, "auto");
   }
 }
@@ -202,7 +199,7 @@ TEST(Backward, DwIsBitwiseRepeatable) {
   const std::vector<float> r(static_cast<std::size_t>(M), 0.75f);
   ASSERT_EQ(cudaMemcpy(rrms.get(), r.data(), M * 4, cudaMemcpyHostToDevice), cudaSuccess);
   for (const KernelInfo& k : kernel_registry()) {
-    if (k.mutant || !k.has_op(Op::bwd)) continue;
+    if (k.mutant || !k.has_op(Op::bwd) || !k.unavailable.empty()) continue;
     SCOPED_TRACE(k.name);
     BwdArgs a;
     a.x = x.get();
@@ -214,13 +211,20 @@ TEST(Backward, DwIsBitwiseRepeatable) {
     a.M = M;
     a.H = a.x_stride = a.dy_stride = a.dx_stride = a.ds_stride = H;
     a.xdtype = a.dydtype = a.wdtype = DType::bf16;
-    DeviceBuffer ws(k.bwd_workspace ? k.bwd_workspace(a) : 0);
+    Problem p;
+    p.op = Op::bwd;
+    p.M = M;
+    p.H = p.stride = H;
+    p.x = p.w = p.r = DType::bf16;
+    if (check_common(k, p)) continue;  // e.g. a vendor library missing here
+    std::unique_ptr<Plan> plan = k.prepare(p, "");
+    DeviceBuffer ws(plan->workspace_bytes());
     a.workspace = ws.get();
     a.workspace_bytes = ws.bytes();
     std::vector<unsigned char> first(H * 2), again(H * 2);
     for (int run = 0; run < 5; ++run) {
       ASSERT_EQ(cudaMemset(dw.get(), 0xFF, H * 2), cudaSuccess);
-      ASSERT_EQ(k.launch_bwd(a, nullptr, nullptr), cudaSuccess);
+      ASSERT_EQ(plan->launch(a, nullptr), cudaSuccess);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(run == 0 ? first.data() : again.data(), dw.get(), H * 2, cudaMemcpyDeviceToHost),
                 cudaSuccess);

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Packs the binaries a GPU check needs (the tool, the test binaries, the example plugins and,
+# when present, an earlier build's tool in build-before/) into .gpu/bundle.tar.xz, so a build
+# made on a machine without a GPU travels to one in a single compressed file (the binaries
+# share most of their device code, which xz's large window stores once). On the GPU machine:
+#   tar xJf .gpu/bundle.tar.xz && scripts/gpu-check.sh OUTDIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD_DIR:-build}
+files=("$BUILD/rmsnorm-bench" "$BUILD/tests/rb_cpu_tests" "$BUILD/tests/rb_gpu_tests")
+for f in "$BUILD"/examples/plugin/*.so build-before/rmsnorm-bench; do [ -e "$f" ] && files+=("$f"); done
+mkdir -p .gpu
+tar cf - "${files[@]}" | xz -9e -T2 >.gpu/bundle.tar.xz
+ls -la .gpu/bundle.tar.xz
