@@ -19,6 +19,7 @@
 #include "harness/device.h"
 #include "harness/runner.h"
 #include "kernels/registry.h"
+#include "kernels/vendor/vendor.h"
 #include "reports/csv_reader.h"
 #include "reports/csv_writer.h"
 #include "reports/markdown.h"
@@ -285,6 +286,12 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
       ->check(CLI::IsMember({"read", "write"}));
   app.add_option("--shard", o.shard, "Run part I of N of the case list (0-based I), e.g. 0/4")
       ->check(parses_as("I/N", [](const std::string& s) { parse_shard(s); }));
+  app.add_option("--cudnn-lib", o.cudnn_lib,
+                 "libcudnn.so.9 to load for the cudnn kernel (default: the dynamic loader's search path)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--cudnn-engines", o.cudnn_engines,
+                 "cudnn: heuristic (cuDNN's first choice, default) or all (one row per engine config)")
+      ->check(CLI::IsMember({"heuristic", "all"}));
   app.add_option("--devices", o.devices,
                  "Run one worker per listed GPU (each a shard of the sweep) and merge their CSVs")
       ->delimiter(',')
@@ -295,6 +302,7 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
 
 int run_bench(const BenchOptions& o) {
   if (!o.devices.empty()) return run_on_devices(o);
+  vendor::set_options({o.cudnn_lib, o.cudnn_engines == "all"});
   const Sweep sweep = build_sweep(o);
   std::vector<Case> cases = expand(sweep);
   if (cases.empty()) {

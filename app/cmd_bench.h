@@ -24,6 +24,8 @@ struct BenchOptions {
   bool plots = false;
   std::string flush = "read";   // read | write (harness/timing.h)
   std::string shard;            // "I/N", empty = the whole sweep
+  std::string cudnn_lib;        // libcudnn.so.9 to load ("" = the loader's search path)
+  std::string cudnn_engines = "heuristic";  // heuristic | all
   std::vector<int> devices;     // one worker process per device, merged
   std::string command_line;
   std::vector<std::string> args;  // argv[1..], for the --devices workers

@@ -8,15 +8,56 @@
 #include "app/cmd_compare.h"
 #include "app/cmd_list.h"
 #include "app/cmd_merge.h"
+#include "kernels/plugin.h"
+
+namespace {
+
+// --plugin PATH (repeatable, anywhere on the line): loaded before the options are set up, so
+// the plugin's kernels are known to --kernel's check and to every subcommand, list included.
+// Returns false (after saying why) when one cannot be used.
+bool load_plugins(int argc, char** argv) {
+  const std::string flag = "--plugin";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    std::string path;
+    if (a == flag) {
+      if (i + 1 >= argc) return true;  // CLI11 reports the missing value
+      path = argv[++i];
+    } else if (a.rfind(flag + "=", 0) == 0) {
+      path = a.substr(flag.size() + 1);
+    } else {
+      continue;
+    }
+    try {
+      rb::load_plugin(path);
+    } catch (const rb::PluginError& e) {
+      std::cerr << "rmsnorm-bench: " << e.what() << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"rmsnorm-bench: validate and benchmark GPU RMSNorm kernels against an fp64 reference.\n"
                "With no subcommand, runs a sweep (exit 0 pass, 1 fail, 2 bad input, 3 no GPU, 4 CUDA error)."};
   app.set_version_flag("--version", std::string("rmsnorm-bench ") + RB_VERSION + " commit=" + RB_COMMIT);
+  if (!load_plugins(argc, argv)) return 2;
+  std::vector<std::string> plugins;  // already loaded; declared so --help shows it
+  const auto add_plugin_option = [&](CLI::App& a) {
+    a.add_option("--plugin", plugins,
+                 "Load user kernels from a shared library (C ABI: include/rmsnorm_bench_plugin.h); "
+                 "registers plugin:<name> kernels. Repeatable")
+        ->check(CLI::ExistingFile);
+  };
+  add_plugin_option(app);
   rb::BenchOptions bench;
   rb::setup_bench(app, bench);
   rb::ListOptions list;
   CLI::App* list_cmd = rb::setup_list(app, list);
+  add_plugin_option(*list_cmd);
   rb::CompareCmdOptions compare;
   CLI::App* compare_cmd = rb::setup_compare(app, compare);
   rb::MergeOptions merge;
