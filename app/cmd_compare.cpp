@@ -7,8 +7,9 @@
 #include <exception>
 #include <vector>
 
+#include "reports/atomic_file.h"
+#include "reports/compare.h"
 #include "reports/csv_reader.h"
-#include "reports/markdown.h"
 
 namespace rb {
 namespace {
@@ -32,10 +33,10 @@ CLI::App* setup_compare(CLI::App& app, CompareCmdOptions& o) {
       "compare",
       "Regression gate: compare CURRENT.csv against BASELINE.csv (exit 0 no regression, 1 regression, "
       "2 bad input)");
-  sub->add_option("BASELINE", o.baseline, "Baseline CSV (schema rmsnorm-bench/1)")
+  sub->add_option("BASELINE", o.baseline, "Baseline CSV (schema rmsnorm-bench/2 or /1)")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("CURRENT", o.current, "Current CSV (schema rmsnorm-bench/1)")
+  sub->add_option("CURRENT", o.current, "Current CSV (schema rmsnorm-bench/2 or /1)")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--max-slowdown", o.compare.max_slowdown_pct,
@@ -78,7 +79,7 @@ int run_compare(const CompareCmdOptions& o) {
   std::fflush(stdout);
   if (!o.md.empty()) {
     try {
-      write_markdown_atomic(o.md, compare_markdown(result, o.baseline, o.current));
+      write_file_atomic(o.md, compare_markdown(result, o.baseline, o.current));
     } catch (const std::exception& e) {
       print_error(e.what());
       return 2;

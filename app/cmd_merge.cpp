@@ -1,12 +1,11 @@
 #include "app/cmd_merge.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <exception>
 #include <utility>
 
+#include "reports/atomic_file.h"
 #include "reports/csv_reader.h"
 #include "reports/csv_writer.h"
 #include "reports/merge.h"
@@ -17,30 +16,12 @@ namespace {
 
 void print_error(const std::string& message) { fmt::print(stderr, "rmsnorm-bench merge: {}\n", message); }
 
-// Writes beside the output and renames, so a failed merge never leaves a half-written file
-// where a complete one is expected (and an input named as the output is read before it goes).
-void write_atomic(const std::string& path, const std::vector<Record>& rows) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
-  try {
-    {
-      CsvWriter writer(tmp);
-      for (const Record& r : rows) writer.write(r);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      throw std::runtime_error(fmt::format("cannot rename {} to {}", tmp, path));
-    }
-  } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
-  }
-}
-
 }  // namespace
 
 CLI::App* setup_merge(CLI::App& app, MergeOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "merge", "Merge CSVs (e.g. the shards of a sweep) into one; identical repeated rows are kept once");
-  sub->add_option("INPUTS", o.inputs, "CSV files (schema rmsnorm-bench/1), in order")
+  sub->add_option("INPUTS", o.inputs, "CSV files (schema rmsnorm-bench/2 or /1), in order; the output is /2")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", o.output, "The merged CSV")->required();
@@ -58,7 +39,9 @@ int run_merge(const MergeOptions& o) {
     return 2;
   }
   try {
-    write_atomic(o.output, merged);
+    // Beside the output, then renamed: a failed merge never leaves a half-written file where
+    // a complete one is expected (and an input named as the output is read before it goes).
+    write_file_atomic(o.output, csv_file_text(merged));
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;

@@ -18,7 +18,7 @@
 #include "kernels/registry.h"
 #include "reference/generate.h"
 #include "reference/rmsnorm_ref.h"
-#include "reports/compare.h"
+#include "reports/record.h"
 
 namespace rb {
 

@@ -7,6 +7,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "reports/markdown.h"
+
 namespace rb {
 namespace {
 
@@ -114,26 +116,6 @@ std::vector<const CompareRow*> sorted(const CompareResult& result, Change change
   return out;
 }
 
-std::string md_code(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '`') c = '\'';
-    if (c == '\n' || c == '\r') c = ' ';
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return "`" + out + "`";
-}
-
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += '\\';
-    out += c == '\n' || c == '\r' ? ' ' : c;
-  }
-  return out;
-}
-
 std::string gpus_text(const std::vector<std::string>& gpus) {
   return gpus.empty() ? std::string("no rows") : quoted_list(gpus);
 }
@@ -158,7 +140,7 @@ void md_table(std::string& md, const std::vector<const CompareRow*>& rows) {
     const std::string status = r->status_changed() ? fmt::format("{} -> {}", status_name(r->base->status),
                                                                  status_name(r->cur->status))
                                                    : std::string(status_name(r->cur->status));
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_code(case_label(any_record(*r))), status,
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_escape(md_code(case_label(any_record(*r)))), status,
                       gbps_text(r->base), gbps_text(r->cur), change_text(*r), noise_text(r->base_noise_pct),
                       noise_text(r->cur_noise_pct));
   }
@@ -197,13 +179,6 @@ std::size_t CompareResult::count(Change c) const {
 
 std::size_t CompareResult::regressions() const {
   return count(Change::regression) + (options.allow_missing ? 0 : count(Change::missing));
-}
-
-std::string case_label(const Record& r) {
-  const std::string dtypes = r.rdtype.empty() ? fmt::format("{}/{}", r.dtype, r.wdtype)
-                                              : fmt::format("{}/{}/{}", r.dtype, r.wdtype, r.rdtype);
-  return fmt::format("{} {} {} M={} H={} stride={} {} {} eps={} seed={}", r.kernel, r.op, dtypes, r.M, r.H,
-                     r.stride, r.layout, r.dist, format_double(r.eps), r.seed);
 }
 
 CompareResult compare_records(const std::vector<Record>& base, const std::vector<Record>& cur,
@@ -256,8 +231,8 @@ std::string compare_markdown(const CompareResult& result, const std::string& bas
   const CompareOptions& o = result.options;
   std::string md = "# rmsnorm-bench compare\n\n";
   md += fmt::format("**{}**\n\n", verdict(result));
-  md += fmt::format("- Baseline: {} (GPU {})\n", md_code(base_name), md_cell(gpus_text(result.base_gpus)));
-  md += fmt::format("- Current: {} (GPU {})\n", md_code(cur_name), md_cell(gpus_text(result.cur_gpus)));
+  md += fmt::format("- Baseline: {} (GPU {})\n", md_code(base_name), md_escape(gpus_text(result.base_gpus)));
+  md += fmt::format("- Current: {} (GPU {})\n", md_code(cur_name), md_escape(gpus_text(result.cur_gpus)));
   md += fmt::format("- Rule: a case that stopped passing is a regression; {}{}\n", threshold_text(o),
                     o.ignore_gpu ? " (GPU names not checked: --ignore-gpu)" : "");
   md += fmt::format("- Missing keys: {}\n\n",

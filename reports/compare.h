@@ -63,10 +63,6 @@ class CompareError : public std::runtime_error {
 CompareResult compare_records(const std::vector<Record>& base, const std::vector<Record>& cur,
                               const CompareOptions& options);
 
-// A readable case name: "auto fwd bf16/bf16 M=16384 H=4096 stride=4096 contiguous normal
-// eps=1e-05 seed=1" (rdtype shown when set).
-std::string case_label(const Record& r);
-
 // Markdown: the verdict, then regressions (worst first), improvements, the number of
 // unchanged keys (with any other status changes), missing keys and new keys. The names stand
 // for the two inputs (file paths).

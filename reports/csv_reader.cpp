@@ -10,6 +10,8 @@
 #include <tuple>
 #include <utility>
 
+#include "reports/columns.h"
+
 // fast-cpp-csv-parser is not -Wall -Wextra clean; its warnings are not ours to fix.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wall"
@@ -21,12 +23,14 @@
 namespace rb {
 namespace {
 
-constexpr unsigned kColumns = 37;
+template <std::size_t N>
+using Fields = std::array<std::string, N>;
 
 // No trimming, so text fields read back byte for byte; double quotes escape commas.
-using Reader = io::CSVReader<kColumns, io::trim_chars<>, io::double_quote_escape<',', '"'>,
-                             io::throw_on_overflow, io::empty_line_comment>;
-using Fields = std::array<std::string, kColumns>;
+template <std::size_t N>
+using Reader = io::CSVReader<static_cast<unsigned>(N), io::trim_chars<>,
+                             io::double_quote_escape<',', '"'>, io::throw_on_overflow,
+                             io::empty_line_comment>;
 
 std::string where_line(std::int64_t line) {
   return line > 0 ? fmt::format(":{}", line) : std::string();
@@ -36,114 +40,39 @@ std::string where_column(const std::string& column) {
   return column.empty() ? std::string() : fmt::format(": column {}", column);
 }
 
-// Turns a field of one row into typed values, naming the column on every failure.
-class RowParser {
- public:
-  RowParser(const std::string& file, std::int64_t line, const Fields& fields)
-      : file_(file), line_(line), fields_(fields) {}
-
-  const std::string& text(std::size_t i) const { return fields_[i]; }
-
-  [[noreturn]] void fail(std::size_t i, const std::string& message) const {
-    throw CsvError(file_, line_, csv_columns()[i], message);
+std::string header_line(int version) {
+  std::string line;
+  for (const Column* c : schema_columns(version)) {
+    if (!line.empty()) line += ',';
+    line += c->name;
   }
+  return line;
+}
 
-  template <typename T>
-  T integer(std::size_t i) const {
-    const std::optional<T> v = optional_integer<T>(i);
-    if (!v) fail(i, "empty, expected an integer");
-    return *v;
-  }
-
-  template <typename T>
-  std::optional<T> optional_integer(std::size_t i) const {
-    const std::string& s = fields_[i];
-    if (s.empty()) return std::nullopt;
-    T v{};
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec == std::errc::result_out_of_range) fail(i, fmt::format("'{}' is out of range", s));
-    if (ec != std::errc() || end != s.data() + s.size()) {
-      fail(i, fmt::format("'{}' is not an integer", s));
+// The schema version whose header the file's first line is, or, when it is none of them,
+// the one it resembles most (the longest common prefix, ties to the newest), so the header
+// check names the first column that differs from the schema the file was meant to be.
+int guess_version(const char* first_line) {
+  const std::string line = first_line;
+  int best = kSchemaVersion;
+  std::size_t best_prefix = 0;
+  for (int v = kSchemaVersion; v >= 1; --v) {
+    const std::string header = header_line(v);
+    if (line == header) return v;
+    std::size_t prefix = 0;
+    while (prefix < line.size() && prefix < header.size() && line[prefix] == header[prefix]) {
+      ++prefix;
     }
-    return v;
-  }
-
-  double real(std::size_t i) const {
-    const std::optional<double> v = optional_real(i);
-    if (!v) fail(i, "empty, expected a number");
-    return *v;
-  }
-
-  std::optional<double> optional_real(std::size_t i) const {
-    const std::string& s = fields_[i];
-    if (s.empty()) return std::nullopt;
-    double v = 0;
-    // from_chars is locale-independent and reads "nan" and "inf" as the writer prints them.
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size()) {
-      fail(i, fmt::format("'{}' is not a number", s));
+    if (prefix > best_prefix) {
+      best = v;
+      best_prefix = prefix;
     }
-    return v;
   }
-
- private:
-  const std::string& file_;
-  std::int64_t line_;
-  const Fields& fields_;
-};
-
-Record to_record(const RowParser& p) {
-  Record r;
-  std::size_t i = 0;
-  r.schema = p.text(i);
-  if (r.schema != kSchema) {
-    p.fail(i, fmt::format("unknown schema '{}' (expected '{}')", r.schema, kSchema));
-  }
-  r.gpu = p.text(++i);
-  r.cc = p.text(++i);
-  r.kernel = p.text(++i);
-  r.picked = p.text(++i);
-  r.op = p.text(++i);
-  r.dtype = p.text(++i);
-  r.wdtype = p.text(++i);
-  r.rdtype = p.text(++i);
-  r.M = p.integer<std::int64_t>(++i);
-  r.H = p.integer<std::int64_t>(++i);
-  r.stride = p.integer<std::int64_t>(++i);
-  r.layout = p.text(++i);
-  r.eps = p.real(++i);
-  r.dist = p.text(++i);
-  r.seed = p.integer<std::uint64_t>(++i);
-  const std::optional<Status> status = parse_status(p.text(++i));
-  if (!status) {
-    p.fail(i, fmt::format("unknown status '{}' (expected pass, fail, skip or error)", p.text(i)));
-  }
-  r.status = *status;
-  r.reason = p.text(++i);
-  r.rows_checked = p.integer<std::int64_t>(++i);
-  r.max_abs_err = p.real(++i);
-  r.max_rel_err = p.real(++i);
-  r.max_ulp = p.real(++i);
-  r.mismatches = p.integer<std::int64_t>(++i);
-  r.worst_row = p.integer<std::int64_t>(++i);
-  r.worst_col = p.integer<std::int64_t>(++i);
-  r.atol = p.real(++i);
-  r.rtol = p.real(++i);
-  r.median_us = p.optional_real(++i);
-  r.min_us = p.optional_real(++i);
-  r.max_us = p.optional_real(++i);
-  r.noise_pct = p.optional_real(++i);
-  r.samples = p.optional_integer<std::int64_t>(++i);
-  r.graph_us = p.optional_real(++i);
-  r.bytes = p.integer<std::int64_t>(++i);
-  r.gbps = p.optional_real(++i);
-  r.copy_gbps = p.optional_real(++i);
-  r.pct_of_copy = p.optional_real(++i);
-  return r;
+  return best;
 }
 
 // fccp's errors carry their line (and sometimes column) through mix-in bases.
-CsvError translate(const std::string& file, const io::error::base& e) {
+CsvError translate(const std::string& file, std::size_t columns, const io::error::base& e) {
   std::int64_t line = 0;
   if (const auto* l = dynamic_cast<const io::error::with_file_line*>(&e)) line = l->file_line;
   std::string column;
@@ -155,9 +84,9 @@ CsvError translate(const std::string& file, const io::error::base& e) {
     message = fmt::format("cannot open: {}",
                           open->errno_value != 0 ? std::strerror(open->errno_value) : "unknown");
   } else if (dynamic_cast<const io::error::too_few_columns*>(&e)) {
-    message = fmt::format("too few columns (expected {}): truncated line?", kColumns);
+    message = fmt::format("too few columns (expected {}): truncated line?", columns);
   } else if (dynamic_cast<const io::error::too_many_columns*>(&e)) {
-    message = fmt::format("too many columns (expected {})", kColumns);
+    message = fmt::format("too many columns (expected {})", columns);
   } else if (dynamic_cast<const io::error::escaped_string_not_closed*>(&e)) {
     message = "unterminated quoted field";
   } else {
@@ -166,38 +95,87 @@ CsvError translate(const std::string& file, const io::error::base& e) {
   return CsvError(file, line, column, message);
 }
 
-bool read_fields(Reader& reader, Fields& fields) {
+template <std::size_t N>
+bool read_fields(Reader<N>& reader, Fields<N>& fields) {
   return std::apply([&](auto&... f) { return reader.read_row(f...); }, fields);
 }
 
-void check_header(const std::string& file, std::int64_t line, const Fields& header) {
-  const std::vector<std::string>& expected = csv_columns();
-  for (std::size_t i = 0; i < kColumns; ++i) {
-    if (header[i] != expected[i]) {
-      throw CsvError(file, line, expected[i],
+template <std::size_t N>
+void check_header(const std::string& file, std::int64_t line, int version,
+                  const std::vector<const Column*>& columns, const Fields<N>& header) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (header[i] != columns[i]->name) {
+      throw CsvError(file, line, columns[i]->name,
                      fmt::format("header has '{}' where '{}' belongs (expected schema {})",
-                                 header[i], expected[i], kSchema));
+                                 header[i], columns[i]->name, schema_name(version)));
     }
   }
 }
 
-template <typename... SourceArgs>
-std::vector<Record> read_all(const std::string& file, SourceArgs&&... source) {
+// One data row of a schema `version` file. The row's schema column must name that version;
+// the record is then upgraded to the current schema (columns the file lacks keep their
+// defaults: empty provider fields for schema 1).
+template <std::size_t N>
+Record to_record(const std::string& file, std::int64_t line, int version,
+                 const std::vector<const Column*>& columns, const Fields<N>& fields) {
+  Record r;
+  for (std::size_t i = 0; i < N; ++i) {
+    try {
+      set_column(*columns[i], r, fields[i]);
+    } catch (const ColumnValueError& e) {
+      throw CsvError(file, line, columns[i]->name, e.what());
+    }
+    if (columns[i]->field == ColumnField(&Record::schema) && r.schema != schema_name(version)) {
+      throw CsvError(file, line, columns[i]->name,
+                     fmt::format("unknown schema '{}' (expected '{}', as the header says)",
+                                 r.schema, schema_name(version)));
+    }
+  }
+  r.schema = kSchema;
+  return r;
+}
+
+template <std::size_t N, typename... SourceArgs>
+std::vector<Record> read_version(const std::string& file, int version, SourceArgs&&... source) {
+  const std::vector<const Column*> columns = schema_columns(version);
   std::vector<Record> records;
   try {
-    Reader reader(std::forward<SourceArgs>(source)...);
+    Reader<N> reader(std::forward<SourceArgs>(source)...);
     // The header is read as a plain row so its order is checked too (fccp's read_header
     // would accept the columns in any order).
-    Fields fields;
+    Fields<N> fields;
     if (!read_fields(reader, fields)) throw CsvError(file, 1, "", "empty file, expected header");
-    check_header(file, reader.get_file_line(), fields);
+    check_header(file, reader.get_file_line(), version, columns, fields);
     while (read_fields(reader, fields)) {
-      records.push_back(to_record(RowParser(file, reader.get_file_line(), fields)));
+      records.push_back(to_record(file, reader.get_file_line(), version, columns, fields));
     }
   } catch (const io::error::base& e) {
-    throw translate(file, e);
+    throw translate(file, N, e);
   }
   return records;
+}
+
+// Reads the first line to pick the schema version, then the whole input with a reader of
+// that version's column count (fccp fixes the count at compile time: one reader per version).
+template <typename... SourceArgs>
+std::vector<Record> read_all(const std::string& file, const SourceArgs&... source) {
+  int version = kSchemaVersion;
+  try {
+    io::LineReader lines(source...);
+    const char* first = lines.next_line();
+    while (first != nullptr && io::empty_line_comment::is_comment(first)) first = lines.next_line();
+    if (first == nullptr) throw CsvError(file, 1, "", "empty file, expected header");
+    version = guess_version(first);
+  } catch (const io::error::base& e) {
+    throw translate(file, column_count(kSchemaVersion), e);
+  }
+  static_assert(kSchemaVersion == 2, "a new schema version needs its reader here");
+  switch (version) {
+    case 1:
+      return read_version<column_count(1)>(file, version, source...);
+    default:
+      return read_version<column_count(2)>(file, version, source...);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// Reads a CSV written by CsvWriter back into Records (for compare, merge and tests). Strict:
-// the header must be exactly csv_columns() in order, every row must carry schema
-// rmsnorm-bench/1, and any malformed field is an error that names file, line and column.
+// Reads a CSV written by CsvWriter back into Records (for compare, merge and tests). The
+// header picks the schema: rmsnorm-bench/2 (kRecordColumns) or an older one (its subset of
+// the columns; rows are upgraded, the columns they lack left at their defaults). Strict: the
+// header must be exactly one schema's columns in order, every row must carry that schema, and
+// any malformed field is an error that names file, line and column.
 #pragma once
 
 #include <cstdint>

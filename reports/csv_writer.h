@@ -1,10 +1,12 @@
 // Streams Records to a CSV file, one flushed line per case, so a crash loses nothing that
-// completed. Columns and their order are csv_columns() (schema rmsnorm-bench/1).
+// completed. Columns and their order are kRecordColumns (columns.h), always the current
+// schema (kSchema).
 #pragma once
 
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "reports/record.h"
 
@@ -18,6 +20,10 @@ std::string csv_row(const Record& r);
 
 // The header line (csv_columns() joined by commas), without the trailing newline.
 std::string csv_header();
+
+// A whole CSV file: the header and one line per row, each ending in a newline. For writers
+// that replace a file in one go (write_file_atomic) rather than stream it.
+std::string csv_file_text(const std::vector<Record>& rows);
 
 class CsvWriter {
  public:

@@ -3,17 +3,12 @@
 #include "reports/terminal.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -22,38 +17,35 @@ namespace {
 
 constexpr const char* kNone = "—";
 
-// Table cells: a pipe would split the cell and a newline would end the table.
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out.empty() ? kNone : out;
-}
-
-// Inline code that survives backticks in the text (CommonMark: a longer fence).
-std::string code(const std::string& s) {
-  std::size_t longest = 0, run = 0;
-  for (char c : s) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  const std::string fence(longest + 1, '`');
-  const char* pad = longest > 0 ? " " : "";
-  return fence + pad + s + pad + fence;
-}
+// A table cell; an empty one shows a dash.
+std::string cell(const std::string& s) { return s.empty() ? kNone : md_escape(s); }
 
 std::string or_none(const std::string& s) { return s.empty() ? kNone : s; }
 
 std::string dtypes(const Record& r) {
   std::string s = r.dtype + "/" + r.wdtype;
   if (!r.rdtype.empty()) s += " (residual " + r.rdtype + ")";
+  return s;
+}
+
+bool is_vendor(const Record& r) { return r.provider == "cudnn" || r.provider == "cublas"; }
+
+// Shipped built-in kernels: the deliberately broken "mutant-" ones are not contenders.
+bool is_builtin(const Record& r) {
+  return r.provider == "builtin" && r.kernel.rfind("mutant-", 0) != 0;
+}
+
+// "cudnn 9.10.2"; empty for the built-in kernels and for rows that name no provider.
+std::string provider_text(const Record& r) {
+  if (r.provider.empty() || r.provider == "builtin") return "";
+  return r.provider_version.empty() ? r.provider : r.provider + " " + r.provider_version;
+}
+
+// The kernel as a table names it: what auto picked, and who provides it unless built in.
+std::string kernel_text(const Record& r) {
+  std::string s = r.picked.empty() || r.picked == r.kernel ? r.kernel : r.kernel + " → " + r.picked;
+  const std::string provider = provider_text(r);
+  if (!provider.empty()) s += " (" + provider + ")";
   return s;
 }
 
@@ -71,7 +63,7 @@ void context_section(std::string& out, const RunContext& ctx, const std::vector<
                      or_none(ctx.cuda_runtime));
   out += fmt::format("- Tool: rmsnorm-bench {} (commit {})\n", or_none(ctx.tool_version),
                      or_none(ctx.commit));
-  out += fmt::format("- Command: {}\n", ctx.command_line.empty() ? kNone : code(ctx.command_line));
+  out += fmt::format("- Command: {}\n", ctx.command_line.empty() ? kNone : md_code(ctx.command_line));
   out += fmt::format("- Started: {}\n", or_none(ctx.started_at));
   double copy = ctx.copy_gbps;
   for (const Record& r : records) {
@@ -97,8 +89,7 @@ void failures_section(std::string& out, const std::vector<Record>& records) {
           "|---|---|---|---|--:|--:|---|---|--:|---|--:|--:|--:|---|\n";
       any = true;
     }
-    const std::string kernel =
-        r.picked.empty() || r.picked == r.kernel ? r.kernel : r.kernel + " → " + r.picked;
+    const std::string kernel = kernel_text(r);
     const std::string worst =
         r.worst_row >= 0 ? fmt::format("({}, {})", r.worst_row, r.worst_col) : kNone;
     out += fmt::format(
@@ -137,12 +128,15 @@ void bandwidth_section(std::string& out, const std::vector<Record>& records) {
 
     for (std::int64_t m : ms) {
       std::vector<std::string> kernels;
+      std::map<std::string, std::string> kernel_label;  // with its provider, unless built in
       std::vector<std::int64_t> hs;
       std::map<std::pair<std::string, std::int64_t>, const Record*> best;
       for (const Record* r : rows) {
         if (r->M != m) continue;
         if (std::find(kernels.begin(), kernels.end(), r->kernel) == kernels.end()) {
           kernels.push_back(r->kernel);
+          const std::string provider = provider_text(*r);
+          kernel_label[r->kernel] = provider.empty() ? r->kernel : r->kernel + " (" + provider + ")";
         }
         hs.push_back(r->H);
         if (r->status != Status::pass || !r->gbps) continue;
@@ -160,7 +154,7 @@ void bandwidth_section(std::string& out, const std::vector<Record>& records) {
       for (std::size_t i = 0; i < hs.size(); ++i) out += "--:|";
       out += "\n";
       for (const std::string& k : kernels) {
-        out += fmt::format("| {} |", cell(k));
+        out += fmt::format("| {} |", cell(kernel_label[k]));
         for (std::int64_t h : hs) {
           const auto it = best.find({k, h});
           if (it == best.end()) {
@@ -181,6 +175,54 @@ void bandwidth_section(std::string& out, const std::vector<Record>& records) {
       out += "\n";
     }
   }
+}
+
+// Per shape where both ran and passed: the fastest built-in kernel against the fastest
+// vendor kernel. Nothing when no shape has both.
+void vendor_section(std::string& out, const std::vector<Record>& records) {
+  using Shape = std::tuple<std::string, std::string, std::string, std::string, std::int64_t,
+                           std::int64_t, std::string, std::string, double>;
+  struct Best {
+    const Record* builtin = nullptr;
+    const Record* vendor = nullptr;
+  };
+  std::vector<Shape> shapes;  // first-appearance order
+  std::map<Shape, Best> best;
+  for (const Record& r : records) {
+    if (r.status != Status::pass || !r.gbps) continue;
+    const bool builtin = is_builtin(r);
+    if (!builtin && !is_vendor(r)) continue;
+    const Shape shape{r.op, r.dtype, r.wdtype, r.rdtype, r.M, r.H, r.layout, r.dist, r.eps};
+    const auto [it, inserted] = best.try_emplace(shape);
+    if (inserted) shapes.push_back(shape);
+    const Record*& b = builtin ? it->second.builtin : it->second.vendor;
+    if (b == nullptr || *r.gbps > *b->gbps) b = &r;
+  }
+  const auto pct = [](const Record& r) {
+    return r.pct_of_copy ? fmt::format("{:.1f}%", *r.pct_of_copy) : std::string(kNone);
+  };
+  std::string rows;
+  for (const Shape& shape : shapes) {
+    const Best& b = best[shape];
+    if (b.builtin == nullptr || b.vendor == nullptr) continue;
+    const Record& bi = *b.builtin;
+    const Record& v = *b.vendor;
+    rows += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {:.0f} | {} | {:.1f} | {} | {:.0f} | {} | {:.1f} | "
+        "{} |\n",
+        cell(bi.op), cell(dtypes(bi)), bi.M, bi.H, cell(bi.layout), cell(bi.dist),
+        format_double(bi.eps), cell(kernel_text(bi)), *bi.gbps, pct(bi), bi.max_ulp,
+        cell(kernel_text(v)), *v.gbps, pct(v), v.max_ulp,
+        *v.gbps > 0 ? fmt::format("{:.2f}x", *bi.gbps / *v.gbps) : std::string(kNone));
+  }
+  if (rows.empty()) return;
+  out += "## Vendor vs built-in\n\n";
+  out += "Per shape, the fastest passing built-in kernel (mutants left out) against the fastest "
+         "passing vendor kernel (cuDNN, cuBLAS); last column: built-in GB/s over vendor GB/s.\n\n";
+  out += "| op | dtype/wdtype | M | H | layout | dist | eps | built-in | GB/s | % of copy | max ULP "
+         "| vendor | GB/s | % of copy | max ULP | built-in / vendor |\n"
+         "|---|---|--:|--:|---|---|--:|---|--:|--:|--:|---|--:|--:|--:|--:|\n";
+  out += rows + "\n";
 }
 
 void plots_section(std::string& out, const RunContext& ctx) {
@@ -215,6 +257,7 @@ std::string markdown_report(const RunContext& ctx, const std::vector<Record>& re
   context_section(out, ctx, records);
   failures_section(out, records);
   bandwidth_section(out, records);
+  vendor_section(out, records);
   plots_section(out, ctx);
   skips_section(out, records);
   return out;
@@ -228,21 +271,33 @@ std::string plot_file_name(const Record& r) {
   return s + ".png";
 }
 
-void write_markdown_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
-  const auto fail = [&](const char* what, int err) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot write report {}: {}: {}", path, what,
-                                         err != 0 ? std::strerror(err) : "unknown error"));
-  };
-  errno = 0;
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (f == nullptr) fail("cannot create temporary file", errno);
-  const bool written =
-      std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
-  const int write_errno = errno;
-  if (std::fclose(f) != 0 || !written) fail("write failed", written ? errno : write_errno);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("rename failed", errno);
+std::string md_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string md_code(const std::string& s) {
+  std::string flat = s;
+  std::size_t longest = 0, run = 0;
+  for (char& c : flat) {
+    if (c == '\n' || c == '\r') c = ' ';
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  // A space keeps a backtick at either end from joining the fence.
+  const char* pad = longest > 0 ? " " : "";
+  return fence + pad + flat + pad + fence;
 }
 
 }  // namespace rb

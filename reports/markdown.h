@@ -1,11 +1,14 @@
 // The run's markdown report: context, failures (with their worst location) first, then
-// bandwidth tables of kernels x H per (op, dtype, wdtype[, rdtype], M), then skips.
+// bandwidth tables of kernels x H per (op, dtype, wdtype[, rdtype], M) (a vendor kernel
+// named with its provider and version), then the best built-in kernel against the best
+// vendor kernel per shape where both passed, then skips.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "reports/atomic_file.h"
 #include "reports/record.h"
 
 namespace rb {
@@ -25,9 +28,18 @@ std::string plot_file_name(const Record& r);
 
 std::string markdown_report(const RunContext& ctx, const std::vector<Record>& records);
 
-// Writes text to path + ".tmp.<pid>", flushes, closes and renames it over path, so a reader
-// never sees a half-written report. Throws std::runtime_error naming path on failure (the
-// temporary file is removed).
-void write_markdown_atomic(const std::string& path, const std::string& text);
+// Markdown text: '|' escaped (it would end a table cell) and line breaks turned into spaces
+// (they would end the table or the list item). The one escaper of every markdown writer here;
+// a table cell holding inline code escapes the code span too (GFM reads "\|" there as '|').
+std::string md_escape(const std::string& s);
+
+// Inline code: s fenced by more backticks than its longest run of them (CommonMark), line
+// breaks turned into spaces. Not escaped for a table: wrap it in md_escape there.
+std::string md_code(const std::string& s);
+
+// write_file_atomic (atomic_file.h) under its old name, for callers not yet switched.
+inline void write_markdown_atomic(const std::string& path, const std::string& text) {
+  write_file_atomic(path, text);
+}
 
 }  // namespace rb

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/columns.h"
+
 namespace rb {
 
 const char* status_name(Status s) {
@@ -25,23 +27,38 @@ std::optional<Status> parse_status(const std::string& s) {
   return std::nullopt;
 }
 
+std::string schema_name(int version) { return fmt::format("rmsnorm-bench/{}", version); }
+
 const std::vector<std::string>& csv_columns() {
-  static const std::vector<std::string> columns = {
-      "schema",       "gpu",         "cc",          "kernel",    "picked",     "op",
-      "dtype",        "wdtype",      "rdtype",      "M",         "H",          "stride",
-      "layout",       "eps",         "dist",        "seed",      "status",     "reason",
-      "rows_checked", "max_abs_err", "max_rel_err", "max_ulp",   "mismatches", "worst_row",
-      "worst_col",    "atol",        "rtol",        "median_us", "min_us",     "max_us",
-      "noise_pct",    "samples",     "graph_us",    "bytes",     "gbps",       "copy_gbps",
-      "pct_of_copy"};
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> names;
+    for (const Column& c : kRecordColumns) names.emplace_back(c.name);
+    return names;
+  }();
   return columns;
 }
 
 std::string format_double(double v) { return fmt::format("{}", v); }
 
 std::string case_key(const Record& r) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.kernel, r.op, r.dtype, r.wdtype,
-                     r.rdtype, r.M, r.H, r.stride, r.layout, format_double(r.eps), r.dist, r.seed);
+  std::string key;
+  bool first = true;
+  for (const Column& c : kRecordColumns) {
+    if (!c.in_key) continue;
+    if (!first) key += '|';
+    key += column_text(c, r);
+    first = false;
+  }
+  return key;
+}
+
+std::string case_label(const Record& r) {
+  std::string label = fmt::format("{}/{}/{}/{}", r.op, r.kernel, r.dtype, r.wdtype);
+  if (!r.rdtype.empty()) label += "/r=" + r.rdtype;
+  label += fmt::format("/M={}/H={}/{}/{}/eps={}", r.M, r.H, r.layout, r.dist, format_double(r.eps));
+  if (r.stride != r.H) label += fmt::format("/stride={}", r.stride);
+  label += fmt::format("/seed={}", r.seed);
+  return label;
 }
 
 }  // namespace rb

@@ -9,20 +9,29 @@
 
 namespace rb {
 
-inline constexpr const char* kSchema = "rmsnorm-bench/1";
+// The CSV schema writers write. Readers also take every older version (see columns.h).
+inline constexpr int kSchemaVersion = 2;
+inline constexpr const char* kSchema = "rmsnorm-bench/2";
+
+// "rmsnorm-bench/<version>".
+std::string schema_name(int version);
 
 enum class Status { pass, fail, skip, error };
 
 const char* status_name(Status s);
 std::optional<Status> parse_status(const std::string& s);
 
+// Its fields are the CSV's columns; columns.h maps one to the other.
 struct Record {
-  std::string schema = kSchema;
+  std::string schema = kSchema;  // a row read from an older file is upgraded to kSchema
   std::string gpu;
   std::string cc;  // compute capability, "9.0"
   std::string kernel;
   std::string picked;
-  std::string provider, provider_version;  // TEMP until the column table lands
+  // Who provides the kernel: "builtin", "cudnn", "cublas", "plugin"; empty in rows read from
+  // schema 1 files. provider_version is the library's version ("9.10.2"), may be empty.
+  std::string provider;
+  std::string provider_version;
   std::string op;
   std::string dtype;
   std::string wdtype;
@@ -55,11 +64,19 @@ struct Record {
   std::optional<double> gbps, copy_gbps, pct_of_copy;
 };
 
-// The CSV header, in schema order.
+// The CSV header of the current schema, in order (the names of kRecordColumns).
 const std::vector<std::string>& csv_columns();
 
-// The case key: every column from kernel to seed except picked, joined for map lookups.
+// The case key: the key columns of kRecordColumns (every column from kernel to seed except
+// picked, provider and provider_version), joined for map lookups. A row read from a schema 1
+// file has the same key as its schema 2 rewrite.
 std::string case_key(const Record& r);
+
+// A readable name of the case key:
+// "fwd/auto/bf16/bf16/M=16384/H=4096/contiguous/normal/eps=1e-05/seed=1", with "/r=RDTYPE"
+// after the weight dtype for ops with a residual stream and "/stride=S" before the seed where
+// the row stride is not H. Distinct keys get distinct labels.
+std::string case_label(const Record& r);
 
 // Shortest text that reads back to the same double ("1e-05", "4275", "nan", "-inf"). The CSV
 // writer and case_key share it, so a key built from a parsed row equals the original's.

@@ -3,7 +3,7 @@
 
     scripts/plot.py CSV... -o DIR
 
-Reads one or more result CSVs (schema rmsnorm-bench/1) and writes into DIR one PNG per
+Reads one or more result CSVs (schema rmsnorm-bench/2, or the older /1) and writes into DIR one PNG per
 (op, dtype, wdtype, M), e.g. DIR/fwd_bf16_bf16_M16384.png (ops with a residual stream get
 one per residual dtype too: ..._M16384_rbf16.png), with two panels side by side:
 effective GB/s against H (dashed line: the measured copy ceiling) and % of copy against H,
@@ -13,7 +13,7 @@ CSVs) the one with the highest gbps is plotted. Kernel "auto" is one line labell
 whatever strategy it picked at each H.
 
 Prints one line per file written. Exit codes: 0 done (also when nothing was plottable),
-2 usage or input error (missing file, not an rmsnorm-bench/1 CSV: the message names the
+2 usage or input error (missing file, not an rmsnorm-bench CSV: the message names the
 file and line).
 
 Needs only the standard library and matplotlib (Debian: python3-matplotlib).
@@ -25,13 +25,16 @@ import os
 import re
 import sys
 
-SCHEMA = "rmsnorm-bench/1"
-COLUMNS = (
+SCHEMA = "rmsnorm-bench/2"
+COLUMNS_V1 = (
     "schema,gpu,cc,kernel,picked,op,dtype,wdtype,rdtype,M,H,stride,layout,eps,dist,seed,"
     "status,reason,rows_checked,max_abs_err,max_rel_err,max_ulp,mismatches,worst_row,worst_col,"
     "atol,rtol,median_us,min_us,max_us,noise_pct,samples,graph_us,bytes,gbps,copy_gbps,pct_of_copy"
 ).split(",")
-COL = {name: i for i, name in enumerate(COLUMNS)}
+# Schema 2 adds provider and provider_version after picked (reports/columns.h).
+COLUMNS = COLUMNS_V1[:5] + ["provider", "provider_version"] + COLUMNS_V1[5:]
+# The header of each schema the tool has written; the header line says which one a file is.
+SCHEMAS = {SCHEMA: COLUMNS, "rmsnorm-bench/1": COLUMNS_V1}
 
 
 class InputError(Exception):
@@ -58,7 +61,9 @@ def read_rows(path):
             header = next(reader, None)
             if header is None:
                 raise InputError(f"{path}:1: empty file, expected the {SCHEMA} CSV header")
-            if header != COLUMNS:
+            schema = next((name for name, cols in SCHEMAS.items() if header == cols), None)
+            COL = {name: i for i, name in enumerate(header)}
+            if schema is None:
                 raise InputError(
                     f"{path}:1: not an {SCHEMA} CSV: the header does not match "
                     f"(starts {','.join(header[:4])!r}, expected {','.join(COLUMNS[:4])!r}...)")
@@ -66,12 +71,12 @@ def read_rows(path):
                 where = f"{path}:{reader.line_num}"
                 if not fields:
                     continue  # a blank line
-                if len(fields) != len(COLUMNS):
+                if len(fields) != len(header):
                     raise InputError(
-                        f"{where}: {len(fields)} fields, the {SCHEMA} header has {len(COLUMNS)}")
-                if fields[COL["schema"]] != SCHEMA:
+                        f"{where}: {len(fields)} fields, the {schema} header has {len(header)}")
+                if fields[COL["schema"]] != schema:
                     raise InputError(
-                        f"{where}: schema {fields[COL['schema']]!r}, expected {SCHEMA!r}")
+                        f"{where}: schema {fields[COL['schema']]!r}, expected {schema!r}")
                 if fields[COL["status"]] != "pass" or fields[COL["gbps"]] == "":
                     continue
 

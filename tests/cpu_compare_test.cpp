@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -84,6 +85,13 @@ class CompareTest : public ::testing::Test {
 };
 
 class MergeTest : public CompareTest {};
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 // ---------------------------------------------------------------------------------------
 // Records
@@ -433,11 +441,11 @@ TEST_F(CompareTest, CliWrongSchemaExitsTwo) {
   const std::string base = write_csv("base.csv", baseline_rows());
   // A row of another schema version.
   Record other = baseline_rows()[0];
-  other.schema = "rmsnorm-bench/2";
-  const RunResult row_schema = run_bench({"compare", base, write_csv("v2.csv", {other})});
+  other.schema = "rmsnorm-bench/3";
+  const RunResult row_schema = run_bench({"compare", base, write_csv("v3.csv", {other})});
   EXPECT_EQ(row_schema.status, 2) << row_schema.output;
   EXPECT_TRUE(contains(row_schema.output, "schema")) << row_schema.output;
-  EXPECT_TRUE(contains(row_schema.output, "rmsnorm-bench/2")) << row_schema.output;
+  EXPECT_TRUE(contains(row_schema.output, "rmsnorm-bench/3")) << row_schema.output;
   // A header that is not ours.
   const std::string foreign = write_file("foreign.csv", "name,value\nx,1\n");
   const RunResult header = run_bench({"compare", foreign, base});
@@ -583,6 +591,64 @@ TEST_F(CompareTest, TruncatedAndGarbledInputsNeverCrash) {
               cases.size() + (cases.size() + 3) / 4);
   // Most damage must be caught; a few cuts and flips leave a valid file (e.g. a shorter number).
   EXPECT_LT(still_valid, static_cast<int>(cases.size()) / 2);
+}
+
+// ---------------------------------------------------------------------------------------
+// Schema 1 against schema 2
+
+TEST_F(CompareTest, Schema1BaselineAgainstItsSchema2Rewrite) {
+  const std::string v1_path = std::string(RB_SOURCE_DIR) + "/reports/baselines/h200.csv";
+  ASSERT_EQ(read_file(v1_path).rfind("schema,gpu,cc,kernel,picked,op,", 0), 0u) << "not schema 1";
+  const std::vector<Record> v1 = read_csv(v1_path);
+  const std::string v2_path = write_csv("h200-v2.csv", v1);
+  ASSERT_EQ(read_file(v2_path).rfind("schema,gpu,cc,kernel,picked,provider,provider_version,op,", 0), 0u);
+  const std::vector<Record> v2 = read_csv(v2_path);
+  ASSERT_EQ(v2.size(), v1.size());
+  for (std::size_t i = 0; i < v1.size(); ++i) ASSERT_EQ(case_key(v2[i]), case_key(v1[i])) << i;
+
+  for (const auto& [base, cur] : {std::pair(v1, v2), std::pair(v2, v1)}) {
+    const CompareResult r = compare_records(base, cur, {});
+    EXPECT_EQ(r.regressions(), 0u);
+    EXPECT_EQ(r.count(Change::missing), 0u);
+    EXPECT_EQ(r.count(Change::added), 0u);
+    EXPECT_EQ(r.count(Change::unchanged), v1.size());
+  }
+  // Identical rows from the two schemas are one row to merge.
+  EXPECT_EQ(merge_records({{"v1.csv", v1}, {"v2.csv", v2}}).size(), v1.size());
+
+  require_binary();
+  const RunResult cli = run_bench({"compare", v1_path, v2_path});
+  EXPECT_EQ(cli.status, 0) << cli.output;
+  EXPECT_TRUE(contains(cli.output, "0 missing")) << cli.output;
+  EXPECT_TRUE(contains(cli.output, "0 new")) << cli.output;
+}
+
+TEST_F(MergeTest, CliMergesSchema1IntoSchema2) {
+  require_binary();
+  const std::string v1 = write_file(
+      "v1.csv",
+      "schema,gpu,cc,kernel,picked,op,dtype,wdtype,rdtype,M,H,stride,layout,eps,dist,seed,status,reason,"
+      "rows_checked,max_abs_err,max_rel_err,max_ulp,mismatches,worst_row,worst_col,atol,rtol,median_us,"
+      "min_us,max_us,noise_pct,samples,graph_us,bytes,gbps,copy_gbps,pct_of_copy\n"
+      "rmsnorm-bench/1,NVIDIA H200,9.0,naive,naive,fwd,bf16,bf16,,16384,8192,8192,contiguous,1e-05,normal,1,"
+      "pass,,16384,0.0078125,0.00390625,1,0,-1,-1,0.01,0.01,100,99,103,0.5,20,,536887296,3000,4275,70\n");
+  Record vendor = baseline_rows()[0];
+  vendor.kernel = "cudnn-fwd";
+  vendor.provider = "cudnn";
+  vendor.provider_version = "9.10.2";
+  const std::string v2 = write_csv("v2.csv", {vendor});
+  const std::string out = path("all.csv");
+  const RunResult r = run_bench({"merge", v1, v2, "-o", out});
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string text = read_file(out);
+  EXPECT_EQ(text.substr(0, text.find('\n')), csv_header());
+  const std::vector<Record> merged = read_csv(out);
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].kernel, "naive");
+  EXPECT_EQ(merged[0].provider, "");
+  EXPECT_EQ(merged[1].provider, "cudnn");
+  EXPECT_EQ(merged[1].provider_version, "9.10.2");
+  EXPECT_EQ(names_in(dir_), (std::vector<std::string>{"all.csv", "v1.csv", "v2.csv"}));
 }
 
 // ---------------------------------------------------------------------------------------

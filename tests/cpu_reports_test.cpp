@@ -1,16 +1,24 @@
 // reports/: CSV round trip and reader errors, case keys, markdown layout, atomic writes and
 // the terminal summary. CPU only.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "reports/atomic_file.h"
+#include "reports/columns.h"
 #include "reports/csv_reader.h"
 #include "reports/csv_writer.h"
 #include "reports/markdown.h"
@@ -57,6 +65,7 @@ Record timed_pass() {
   r.cc = "9.0";
   r.kernel = "auto";
   r.picked = "row-vector";
+  r.provider = "builtin";
   r.op = "fwd";
   r.dtype = "bf16";
   r.wdtype = "fp32";
@@ -96,6 +105,8 @@ Record skipped() {
   r.cc = "9.0";
   r.kernel = "warp-row";
   r.picked = "warp-row";
+  r.provider = "cudnn";
+  r.provider_version = "9.10.2";
   r.op = "add-fwd";
   r.dtype = "fp16";
   r.wdtype = "fp16";
@@ -120,6 +131,8 @@ Record failed() {
   Record r = timed_pass();
   r.kernel = "naive";
   r.picked = "naive";
+  r.provider = "plugin";
+  r.provider_version = "0.3, \"beta\"";  // quoted on the way out
   r.H = 4097;
   r.stride = 4097;
   r.layout = "misaligned";
@@ -158,6 +171,8 @@ void expect_same(const Record& a, const Record& b) {
   EXPECT_EQ(a.cc, b.cc);
   EXPECT_EQ(a.kernel, b.kernel);
   EXPECT_EQ(a.picked, b.picked);
+  EXPECT_EQ(a.provider, b.provider);
+  EXPECT_EQ(a.provider_version, b.provider_version);
   EXPECT_EQ(a.op, b.op);
   EXPECT_EQ(a.dtype, b.dtype);
   EXPECT_EQ(a.wdtype, b.wdtype);
@@ -193,6 +208,13 @@ void expect_same(const Record& a, const Record& b) {
 }
 
 const char* kHeader =
+    "schema,gpu,cc,kernel,picked,provider,provider_version,op,dtype,wdtype,rdtype,M,H,stride,"
+    "layout,eps,dist,seed,status,reason,rows_checked,max_abs_err,max_rel_err,max_ulp,mismatches,"
+    "worst_row,worst_col,atol,rtol,median_us,min_us,max_us,noise_pct,samples,graph_us,bytes,gbps,"
+    "copy_gbps,pct_of_copy";
+
+// Schema 1: no provider columns.
+const char* kHeaderV1 =
     "schema,gpu,cc,kernel,picked,op,dtype,wdtype,rdtype,M,H,stride,layout,eps,dist,seed,"
     "status,reason,rows_checked,max_abs_err,max_rel_err,max_ulp,mismatches,worst_row,worst_col,"
     "atol,rtol,median_us,min_us,max_us,noise_pct,samples,graph_us,bytes,gbps,copy_gbps,"
@@ -238,16 +260,18 @@ TEST(Record, ColumnsAreTheSchemaInOrder) {
   std::string joined;
   for (const std::string& c : csv_columns()) joined += (joined.empty() ? "" : ",") + c;
   EXPECT_EQ(joined, kHeader);
-  EXPECT_EQ(csv_columns().size(), 37u);
+  EXPECT_EQ(csv_columns().size(), 39u);
   EXPECT_EQ(csv_header(), kHeader);
 }
 
-TEST(Record, CaseKeyIgnoresPickedAndIncludesSeed) {
+TEST(Record, CaseKeyIgnoresPickedAndProviderAndIncludesSeed) {
   Record a = timed_pass();
   EXPECT_EQ(case_key(a),
             "auto|fwd|bf16|fp32||16384|4096|4100|strided|1e-06|normal|18446744073709551615");
   Record b = a;
   b.picked = "warp-row";
+  b.provider = "cudnn";
+  b.provider_version = "9.10.2";
   b.status = Status::fail;
   b.gbps = 1.0;
   EXPECT_EQ(case_key(a), case_key(b));
@@ -264,7 +288,7 @@ TEST(Record, CaseKeyIgnoresPickedAndIncludesSeed) {
 TEST(Record, RowFieldsFollowTheHeader) {
   const std::string row = csv_row(skipped());
   EXPECT_EQ(row,
-            "rmsnorm-bench/1,NVIDIA H200,9.0,warp-row,warp-row,add-fwd,fp16,fp16,fp32,1,65536,"
+            "rmsnorm-bench/2,NVIDIA H200,9.0,warp-row,warp-row,cudnn,9.10.2,add-fwd,fp16,fp16,fp32,1,65536,"
             "65536,contiguous,1e-05,large,0,skip,\"H > 2048, needs \"\"chunked\"\", or a "
             "cluster\",0,0,0,0,0,-1,-1,0,0,,,,,,,0,,,");
 }
@@ -333,6 +357,224 @@ TEST_F(ReportsTest, ReaderAcceptsInMemoryText) {
   expect_same(back[0], timed_pass());
 }
 
+// ---------------------------------------------------------------- column table
+
+std::string joined_names(const std::vector<const Column*>& columns) {
+  std::string s;
+  for (const Column* c : columns) s += (s.empty() ? "" : ",") + std::string(c->name);
+  return s;
+}
+
+const Column& column(const std::string& name) {
+  for (const Column& c : kRecordColumns)
+    if (name == c.name) return c;
+  throw std::runtime_error("no column " + name);
+}
+
+TEST(ColumnTable, SchemasAndCounts) {
+  EXPECT_EQ(column_count(1), 37u);
+  EXPECT_EQ(column_count(2), 39u);
+  EXPECT_EQ(column_count(0), 0u);
+  EXPECT_EQ(column_count(kSchemaVersion + 1), 0u);
+  EXPECT_TRUE(schema_columns(kSchemaVersion + 1).empty());
+  EXPECT_EQ(joined_names(schema_columns(1)), kHeaderV1);
+  EXPECT_EQ(joined_names(schema_columns(2)), kHeader);
+  EXPECT_EQ(std::string(kSchema), schema_name(kSchemaVersion));
+  std::set<std::string> names;
+  for (const Column& c : kRecordColumns) EXPECT_TRUE(names.insert(c.name).second) << c.name;
+}
+
+TEST(ColumnTable, KeyIsKernelToSeedWithoutPickedOrProvider) {
+  std::vector<std::string> key;
+  for (const Column& c : kRecordColumns)
+    if (c.in_key) key.push_back(c.name);
+  EXPECT_EQ(key, (std::vector<std::string>{"kernel", "op", "dtype", "wdtype", "rdtype", "M", "H",
+                                           "stride", "layout", "eps", "dist", "seed"}));
+}
+
+TEST(ColumnTable, KindsFollowTheMembers) {
+  EXPECT_EQ(column("provider").kind(), ColumnKind::text);
+  EXPECT_EQ(column("M").kind(), ColumnKind::int64);
+  EXPECT_EQ(column("seed").kind(), ColumnKind::uint64);
+  EXPECT_EQ(column("eps").kind(), ColumnKind::real);
+  EXPECT_EQ(column("median_us").kind(), ColumnKind::optional_real);
+  EXPECT_EQ(column("samples").kind(), ColumnKind::optional_int64);
+  EXPECT_EQ(column("status").kind(), ColumnKind::status);
+}
+
+// A value of c's kind that differs from what r holds.
+std::string other_value(const Column& c, const Record& r) {
+  switch (c.kind()) {
+    case ColumnKind::text:
+      return column_text(c, r) + "x";
+    case ColumnKind::int64:
+    case ColumnKind::optional_int64:
+      return column_text(c, r) == "12345" ? "12346" : "12345";
+    case ColumnKind::uint64:
+      return column_text(c, r) == "777" ? "778" : "777";
+    case ColumnKind::real:
+    case ColumnKind::optional_real:
+      return column_text(c, r) == "0.125" ? "0.25" : "0.125";
+    case ColumnKind::status:
+      return r.status == Status::error ? "pass" : "error";
+  }
+  return "";
+}
+
+TEST(ColumnTable, EveryColumnRoundTripsThroughItsText) {
+  for (const Record& r : {timed_pass(), skipped(), failed()}) {
+    for (const Column& c : kRecordColumns) {
+      SCOPED_TRACE(c.name);
+      Record back;
+      set_column(c, back, column_text(c, r));
+      EXPECT_EQ(column_text(c, back), column_text(c, r));
+    }
+  }
+}
+
+// The table drives the writer and the key: changing any one field changes the row, and
+// changes the key exactly when the column is a key column; distinct keys get distinct labels.
+TEST(ColumnTable, EveryColumnReachesTheRowAndOnlyKeyColumnsTheKey) {
+  const Record a = timed_pass();
+  for (const Column& c : kRecordColumns) {
+    SCOPED_TRACE(c.name);
+    Record b = a;
+    set_column(c, b, other_value(c, a));
+    EXPECT_NE(column_text(c, b), column_text(c, a));
+    EXPECT_NE(csv_row(b), csv_row(a));
+    EXPECT_EQ(case_key(b) != case_key(a), c.in_key);
+    if (c.in_key) {
+      EXPECT_NE(case_label(b), case_label(a));
+    }
+  }
+}
+
+TEST(ColumnTable, SetColumnIsStrict) {
+  Record r;
+  const auto message = [&](const char* name, const std::string& text) {
+    try {
+      set_column(column(name), r, text);
+    } catch (const ColumnValueError& e) {
+      return std::string(e.what());
+    }
+    return std::string("nothing thrown");
+  };
+  EXPECT_EQ(message("M", "abc"), "'abc' is not an integer");
+  EXPECT_EQ(message("M", ""), "empty, expected an integer");
+  EXPECT_EQ(message("seed", "-1"), "'-1' is not an integer");
+  EXPECT_EQ(message("eps", "1e-5x"), "'1e-5x' is not a number");
+  EXPECT_EQ(message("status", "ok"), "unknown status 'ok' (expected pass, fail, skip or error)");
+  set_column(column("median_us"), r, "");
+  EXPECT_FALSE(r.median_us.has_value());
+}
+
+TEST(Record, CaseLabelReadsLikeTheRunnersLabel) {
+  Record r = timed_pass();
+  r.wdtype = "bf16";
+  r.stride = r.H;
+  r.layout = "contiguous";
+  r.eps = 1e-5;
+  r.seed = 1;
+  EXPECT_EQ(case_label(r), "fwd/auto/bf16/bf16/M=16384/H=4096/contiguous/normal/eps=1e-05/seed=1");
+  r.op = "add-fwd";
+  r.rdtype = "fp32";
+  r.stride = 4160;
+  r.layout = "strided";
+  EXPECT_EQ(case_label(r),
+            "add-fwd/auto/bf16/bf16/r=fp32/M=16384/H=4096/strided/normal/eps=1e-05/stride=4160/"
+            "seed=1");
+}
+
+// ---------------------------------------------------------------- schema 1 files
+
+// skipped() as a schema 1 writer wrote it.
+const char* kSkippedV1Row =
+    "rmsnorm-bench/1,NVIDIA H200,9.0,warp-row,warp-row,add-fwd,fp16,fp16,fp32,1,65536,"
+    "65536,contiguous,1e-05,large,0,skip,\"H > 2048, needs \"\"chunked\"\", or a "
+    "cluster\",0,0,0,0,0,-1,-1,0,0,,,,,,,0,,,";
+
+TEST_F(ReportsTest, ReadsSchema1WithEmptyProvider) {
+  const std::string file =
+      write_file("v1.csv", std::string(kHeaderV1) + "\n" + kSkippedV1Row + "\n");
+  const std::vector<Record> back = read_csv(file);
+  ASSERT_EQ(back.size(), 1u);
+  Record expected = skipped();
+  expected.provider.clear();
+  expected.provider_version.clear();
+  expect_same(back[0], expected);  // schema upgraded to kSchema
+  EXPECT_EQ(back[0].schema, kSchema);
+  EXPECT_EQ(case_key(back[0]), case_key(skipped()));
+  // Written back out, it is a schema 2 row.
+  EXPECT_EQ(csv_row(back[0]).rfind("rmsnorm-bench/2,NVIDIA H200,9.0,warp-row,warp-row,,,add-fwd,", 0),
+            0u)
+      << csv_row(back[0]);
+}
+
+TEST_F(ReportsTest, Schema1RowsMustMatchTheirHeader) {
+  // A schema 2 row under a schema 1 header: two columns too many.
+  const CsvError wide = read_error(
+      write_file("wide.csv", std::string(kHeaderV1) + "\n" + csv_row(timed_pass()) + "\n"));
+  EXPECT_EQ(wide.line(), 2) << wide.what();
+  EXPECT_NE(std::string(wide.what()).find("too many columns (expected 37)"), std::string::npos)
+      << wide.what();
+  // A row saying schema 1 under a schema 2 header.
+  Record old = timed_pass();
+  old.schema = "rmsnorm-bench/1";
+  const CsvError mixed =
+      read_error(write_file("mixed.csv", std::string(kHeader) + "\n" + csv_row(old) + "\n"));
+  EXPECT_EQ(mixed.line(), 2) << mixed.what();
+  EXPECT_EQ(mixed.column(), "schema") << mixed.what();
+  // A schema 1 header with a schema 2 schema value in the row.
+  std::string row = kSkippedV1Row;
+  row.replace(0, 15, "rmsnorm-bench/2");
+  const CsvError newer =
+      read_error(write_file("newer.csv", std::string(kHeaderV1) + "\n" + row + "\n"));
+  EXPECT_EQ(newer.column(), "schema") << newer.what();
+  EXPECT_NE(std::string(newer.what()).find("expected 'rmsnorm-bench/1'"), std::string::npos)
+      << newer.what();
+}
+
+TEST_F(ReportsTest, Schema1HeaderMismatchNamesTheColumn) {
+  const std::string header = replace_once(kHeaderV1, "min_us,max_us", "max_us,min_us");
+  const std::string file = write_file("v1bad.csv", header + "\n" + kSkippedV1Row + "\n");
+  const CsvError e = read_error(file);
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_EQ(e.column(), "min_us") << e.what();
+  EXPECT_NE(std::string(e.what()).find("rmsnorm-bench/1"), std::string::npos) << e.what();
+}
+
+TEST_F(ReportsTest, Schema2HeaderMismatchNamesTheColumn) {
+  const std::string file =
+      write_file("v2bad.csv", replace_once(valid_csv(), ",provider,", ",vendor,"));
+  const CsvError e = read_error(file);
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_EQ(e.column(), "provider") << e.what();
+  EXPECT_NE(std::string(e.what()).find(file + ":1: column provider: header has 'vendor'"),
+            std::string::npos)
+      << e.what();
+}
+
+TEST_F(ReportsTest, LeadingBlankLinesBeforeASchema1Header) {
+  const std::vector<Record> back =
+      read_csv(write_file("blank.csv", std::string("\n  \n") + kHeaderV1 + "\n" + kSkippedV1Row + "\n"));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].kernel, "warp-row");
+}
+
+TEST(Baseline, CommittedH200BaselineLoads) {
+  const std::vector<Record> rows = read_csv(std::string(RB_SOURCE_DIR) + "/reports/baselines/h200.csv");
+  ASSERT_GT(rows.size(), 1000u);
+  std::set<std::string> keys;
+  for (const Record& r : rows) {
+    EXPECT_EQ(r.schema, kSchema);
+    EXPECT_TRUE(r.provider.empty()) << case_label(r);
+    EXPECT_TRUE(r.provider_version.empty()) << case_label(r);
+    EXPECT_EQ(r.gpu, "NVIDIA H200");
+    keys.insert(case_key(r));
+  }
+  EXPECT_EQ(keys.size(), rows.size());
+}
+
 // ---------------------------------------------------------------- reader errors
 
 TEST_F(ReportsTest, MissingFileIsACsvErrorNamingIt) {
@@ -345,13 +587,13 @@ TEST_F(ReportsTest, MissingFileIsACsvErrorNamingIt) {
 
 TEST_F(ReportsTest, WrongSchemaNamesLineAndColumn) {
   const std::string file = write_file(
-      "schema.csv", replace_once(valid_csv(), "\nrmsnorm-bench/1,", "\nrmsnorm-bench/2,"));
+      "schema.csv", replace_once(valid_csv(), "\nrmsnorm-bench/2,", "\nrmsnorm-bench/3,"));
   const CsvError e = read_error(file);
   EXPECT_EQ(e.line(), 2);
   EXPECT_EQ(e.column(), "schema");
   EXPECT_NE(std::string(e.what()).find(file + ":2: column schema: "), std::string::npos)
       << e.what();
-  EXPECT_NE(std::string(e.what()).find("rmsnorm-bench/2"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("rmsnorm-bench/3"), std::string::npos) << e.what();
 }
 
 TEST_F(ReportsTest, WrongHeaderNamesTheColumn) {
@@ -501,7 +743,8 @@ TEST(Markdown, FailuresShowWhereAndHowBad) {
   const std::string md = markdown_report(context(), sweep());
   const std::string failures =
       md.substr(md.find("## Failures"), md.find("## Bandwidth") - md.find("## Failures"));
-  EXPECT_NE(failures.find("| fail | naive | fwd | bf16/fp32 | 16384 | 4097 | misaligned | "
+  // A kernel not built in is named with its provider.
+  EXPECT_NE(failures.find("| fail | naive (plugin 0.3, \"beta\") | fwd | bf16/fp32 | 16384 | 4097 | misaligned | "
                           "zero-row | 1e-06 | NaN where reference is finite first at (3, 4096) "
                           "| inf |"),
             std::string::npos)
@@ -541,6 +784,78 @@ TEST(Markdown, SkipsAreGroupedWithCounts) {
   EXPECT_NE(skips.find("| warp-row | needs 16-byte rows | 1 |"), std::string::npos) << skips;
 }
 
+TEST(Markdown, EscaperAndCodeSpans) {
+  EXPECT_EQ(md_escape("a|b\nc\rd"), "a\\|b c d");
+  EXPECT_EQ(md_escape(""), "");
+  EXPECT_EQ(md_code("x y"), "`x y`");
+  EXPECT_EQ(md_code("a `b` c"), "`` a `b` c ``");
+  EXPECT_EQ(md_code("two\nlines"), "`two lines`");
+  EXPECT_EQ(md_escape(md_code("p|q")), "`p\\|q`");
+}
+
+// Rows of one shape from built-in, mutant and vendor kernels, plus a shape with no vendor.
+std::vector<Record> vendor_sweep() {
+  std::vector<Record> rs;
+  const auto add = [&](const std::string& kernel, const std::string& provider,
+                       const std::string& version, std::int64_t h, double gbps, double ulp,
+                       Status status = Status::pass) {
+    Record r = timed_pass();
+    r.kernel = kernel;
+    r.picked = kernel;
+    r.provider = provider;
+    r.provider_version = version;
+    r.H = h;
+    r.gbps = gbps;
+    r.pct_of_copy = 100.0 * gbps / 4275;
+    r.max_ulp = ulp;
+    r.status = status;
+    rs.push_back(r);
+  };
+  add("warp-row", "builtin", "", 4096, 3800, 1);
+  add("row-vector", "builtin", "", 4096, 3950, 2);      // best built-in
+  add("mutant-no-eps", "builtin", "", 4096, 4200, 9);   // a mutant: never the best built-in
+  add("cudnn-fwd", "cudnn", "9.10.2", 4096, 3700, 1);   // best vendor
+  add("cublas-fwd", "cublas", "12.9", 4096, 3100, 0);
+  add("cublas-fwd", "cublas", "12.9", 4096, 5000, 0, Status::fail);  // fast but wrong
+  add("plugin-x", "plugin", "0.1", 4096, 4100, 0);      // neither built in nor a vendor
+  add("row-vector", "builtin", "", 1024, 2000, 1);      // no vendor at this H
+  return rs;
+}
+
+TEST(Markdown, VendorVsBuiltinPerShape) {
+  const std::string md = markdown_report(context(), vendor_sweep());
+  const std::size_t at = md.find("## Vendor vs built-in");
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_LT(md.find("## Bandwidth"), at);
+  EXPECT_LT(at, md.find("## Skips"));
+  const std::string section = md.substr(at, md.find("## Skips") - at);
+  EXPECT_NE(section.find("| fwd | bf16/fp32 | 16384 | 4096 | strided | normal | 1e-06 | row-vector | "
+                         "3950 | 92.4% | 2.0 | cudnn-fwd (cudnn 9.10.2) | 3700 | 86.5% | 1.0 | 1.07x |"),
+            std::string::npos)
+      << section;
+  EXPECT_EQ(section.find("H=1024"), std::string::npos) << section;
+  EXPECT_EQ(section.find("| 1024 |"), std::string::npos) << section;  // no vendor there
+  EXPECT_EQ(section.find("mutant-"), std::string::npos) << section;
+  EXPECT_EQ(section.find("plugin"), std::string::npos) << section;
+  EXPECT_EQ(section.find("5000"), std::string::npos) << section;
+  // The bandwidth table names the vendor kernels with provider and version.
+  EXPECT_NE(md.find("| cudnn-fwd (cudnn 9.10.2) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| row-vector |"), std::string::npos) << md;
+}
+
+TEST(Markdown, NoVendorSectionWithoutBothSides) {
+  EXPECT_EQ(markdown_report(context(), sweep()).find("Vendor vs built-in"), std::string::npos);
+  std::vector<Record> only_vendor;
+  for (const Record& r : vendor_sweep())
+    if (r.provider != "builtin") only_vendor.push_back(r);
+  EXPECT_EQ(markdown_report(context(), only_vendor).find("Vendor vs built-in"), std::string::npos);
+  // The only built-in row of a shape is a mutant: no pair.
+  std::vector<Record> mutant_only;
+  for (const Record& r : vendor_sweep())
+    if (r.provider != "builtin" || r.kernel.rfind("mutant-", 0) == 0) mutant_only.push_back(r);
+  EXPECT_EQ(markdown_report(context(), mutant_only).find("Vendor vs built-in"), std::string::npos);
+}
+
 TEST(Markdown, EmptyRunSaysSo) {
   const std::string md = markdown_report(RunContext{}, {});
   EXPECT_NE(md.find("0 cases: 0 pass, 0 fail, 0 skip, 0 error"), std::string::npos) << md;
@@ -548,27 +863,82 @@ TEST(Markdown, EmptyRunSaysSo) {
   EXPECT_NE(md.find("## Skips\n\nNone."), std::string::npos) << md;
 }
 
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 TEST_F(ReportsTest, AtomicWriteReplacesAndLeavesNoTempFile) {
   const std::string file = path("report.md");
-  write_markdown_atomic(file, "old\n");
-  write_markdown_atomic(file, "# new\n");
+  write_file_atomic(file, "old\n");
+  write_file_atomic(file, "# new\n");
   EXPECT_EQ(read_file(file), "# new\n");
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir_)) {
-    names.push_back(entry.path().filename().string());
-  }
-  EXPECT_EQ(names, std::vector<std::string>{"report.md"});
+  EXPECT_EQ(names_in(dir_), std::vector<std::string>{"report.md"});
+  write_file_atomic(file, "");
+  EXPECT_EQ(read_file(file), "");
+  // The old name forwards to the same function.
+  write_markdown_atomic(file, "again\n");
+  EXPECT_EQ(read_file(file), "again\n");
+  EXPECT_EQ(names_in(dir_), std::vector<std::string>{"report.md"});
 }
 
 TEST_F(ReportsTest, AtomicWriteFailureNamesThePath) {
   const std::string file = path("missing-dir/report.md");
   try {
-    write_markdown_atomic(file, "x");
+    write_file_atomic(file, "x");
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
   }
   EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+TEST_F(ReportsTest, AtomicWriteOverADirectoryFailsAndCleansUp) {
+  fs::create_directories(path("report.md/inside"));
+  EXPECT_THROW(write_file_atomic(path("report.md"), "x"), std::runtime_error);
+  EXPECT_EQ(names_in(dir_), std::vector<std::string>{"report.md"});
+  EXPECT_TRUE(fs::is_directory(path("report.md/inside")));
+}
+
+// A write cut short (the file size limit stands in for a full disk) leaves the old file as
+// it was and no temporary file beside it.
+TEST_F(ReportsTest, AtomicWriteCutShortKeepsTheOldFile) {
+  const std::string file = path("merged.csv");
+  write_file_atomic(file, "old contents\n");
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit small = saved;
+  small.rlim_cur = 4096;
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of a signal
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  bool threw = false;
+  std::string what;
+  try {
+    write_file_atomic(file, std::string(100000, 'x'));
+  } catch (const std::runtime_error& e) {
+    threw = true;
+    what = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_TRUE(threw);
+  EXPECT_NE(what.find(file), std::string::npos) << what;
+  EXPECT_EQ(read_file(file), "old contents\n");
+  EXPECT_EQ(names_in(dir_), std::vector<std::string>{"merged.csv"});
+}
+
+TEST_F(ReportsTest, AtomicWriteIntoAnUnwritableDirectory) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes into a read-only directory anyway";
+  fs::create_directories(path("ro"));
+  const std::string file = path("ro/report.md");
+  std::ofstream(file) << "old\n";
+  ASSERT_EQ(::chmod(path("ro").c_str(), 0555), 0);
+  EXPECT_THROW(write_file_atomic(file, "new\n"), std::runtime_error);
+  ::chmod(path("ro").c_str(), 0755);
+  EXPECT_EQ(read_file(file), "old\n");
+  EXPECT_EQ(names_in(path("ro")), std::vector<std::string>{"report.md"});
 }
 
 // ---------------------------------------------------------------- terminal

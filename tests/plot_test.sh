@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks scripts/plot.py end to end: a tiny rmsnorm-bench/1 CSV (2 kernels x 3 H, plus rows
+# Checks scripts/plot.py end to end: a tiny rmsnorm-bench/1 CSV, and its rmsnorm-bench/2 twin (2 kernels x 3 H, plus rows
 # it must leave out) -> the expected PNG, which must start with the PNG signature; and bad
 # input (missing file, foreign header) -> exit 2 naming the file.
 # Prints "SKIP: ..." and exits 0 when /usr/bin/python3 cannot import matplotlib.
@@ -47,6 +47,16 @@ grep -qxF "$PNG" "$TMP/out.log" || fail "plot.py did not print the file it wrote
 [ "$(find "$TMP/plots" -name '*.png' | wc -l)" -eq 1 ] || fail "expected exactly one PNG in $TMP/plots"
 # The PNG signature: 89 50 4E 47 0D 0A 1A 0A.
 [ "$(head -c 8 "$PNG" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$PNG is not a PNG"
+
+# The same rows in schema 2 (provider, provider_version after picked): the same figure.
+sed -e '1s/,picked,/,picked,provider,provider_version,/' \
+    -e '2,$s/^rmsnorm-bench\/1,\(\([^,]*,\)\{4\}\)/rmsnorm-bench\/2,\1builtin,,/' \
+    "$TMP/results.csv" >"$TMP/results-v2.csv"
+grep -q '^rmsnorm-bench/2,NVIDIA H200,9.0,warp-row,warp-row,builtin,,fwd,' "$TMP/results-v2.csv" ||
+  fail "could not build the schema 2 CSV"
+rc=0; "$PY" scripts/plot.py "$TMP/results-v2.csv" -o "$TMP/plots-v2" >/dev/null 2>"$TMP/err.log" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/err.log" >&2; fail "plot.py exited $rc on a schema 2 CSV"; }
+[ -f "$TMP/plots-v2/fwd_bf16_bf16_M1024.png" ] || fail "expected a PNG from the schema 2 CSV"
 
 # Two CSVs, one with a lower duplicate: still one figure.
 "$PY" scripts/plot.py "$TMP/results.csv" "$TMP/results.csv" -o "$TMP/plots2" >/dev/null ||
