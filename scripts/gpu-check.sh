@@ -32,6 +32,10 @@ mkdir -p "$OUT"
 BIN=$BUILD/rmsnorm-bench
 GPU_TESTS=$BUILD/tests/rb_gpu_tests
 CPU_TESTS=$BUILD/tests/rb_cpu_tests
+# The plugin tests have binaries of their own (a loaded plugin stays registered in-process).
+GPU_PLUGIN_TESTS=$BUILD/tests/rb_gpu_plugin_tests
+CPU_PLUGIN_TESTS=$BUILD/tests/rb_cpu_plugin_tests
+if [ -f .gpu/bundle.tar.xz ] && [ ! -x "$BIN" ]; then tar xJf .gpu/bundle.tar.xz; fi  # scripts/pack-gpu.sh
 if [ ! -x "$BIN" ] || [ ! -x "$GPU_TESTS" ]; then scripts/build.sh || exit 2; fi
 
 STEPS=" ${STEPS:-gpu sanitizer cpu sweep quick scaleout} "
@@ -72,6 +76,9 @@ run_sanitizer() {
   sharded sanitizer "$GPU_SHARDS" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool memcheck --print-limit 20 \
     "$GPU_TESTS" --gtest_filter="$SANITIZER_FILTER"
   san_rc=$?
+  timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool memcheck --print-limit 20 "$GPU_PLUGIN_TESTS" \
+    --gtest_filter="$SANITIZER_FILTER" >"$OUT/sanitizer.plugin.log" 2>&1
+  r=$?; [ "$r" -gt "$san_rc" ] && san_rc=$r
   # One "ERROR SUMMARY: N errors" per shard; a shard without one did not finish.
   san_errors=0
   for f in "$OUT"/sanitizer.*.log; do
@@ -92,11 +99,14 @@ if want gpu; then
   echo "[$(stamp)] GPU tests, $GPU_SHARDS shards"
   sharded gpu-tests "$GPU_SHARDS" timeout "$STEP_TIMEOUT" "$GPU_TESTS"
   gpu_rc=$?
+  timeout "$STEP_TIMEOUT" "$GPU_PLUGIN_TESTS" >"$OUT/gpu-tests.plugin.log" 2>&1
+  r=$?; [ "$r" -gt "$gpu_rc" ] && gpu_rc=$r
   gpu_pass=$(count PASSED "$OUT"/gpu-tests.*.log); gpu_fail=$(count FAILED "$OUT"/gpu-tests.*.log)
   gpu_skip=$(count SKIPPED "$OUT"/gpu-tests.*.log)
   mutants_total=$("$BIN" list --all | grep -c '^mutant-')
   mutants_caught=$(cat "$OUT"/gpu-tests.*.log | grep -c '^MUTANT .* caught by [1-9]')
-  save gpu gpu_rc gpu_pass gpu_fail gpu_skip mutants_total mutants_caught
+  plugin_mutants=$(cat "$OUT"/gpu-tests.*.log | grep '^PLUGIN MUTANT' | tr '\n' ';')
+  save gpu gpu_rc gpu_pass gpu_fail gpu_skip mutants_total mutants_caught plugin_mutants
   echo "[$(stamp)] GPU tests rc=$gpu_rc passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0} mutants=$mutants_caught/$mutants_total"
 fi
 
@@ -104,7 +114,10 @@ if want cpu; then
   echo "[$(stamp)] CPU tests"
   timeout "$STEP_TIMEOUT" "$CPU_TESTS" >"$OUT/cpu-tests.log" 2>&1
   cpu_rc=$?
-  cpu_pass=$(count PASSED "$OUT/cpu-tests.log"); cpu_fail=$(count FAILED "$OUT/cpu-tests.log")
+  timeout "$STEP_TIMEOUT" "$CPU_PLUGIN_TESTS" >"$OUT/cpu-plugin-tests.log" 2>&1
+  r=$?; [ "$r" -gt "$cpu_rc" ] && cpu_rc=$r
+  cpu_pass=$(count PASSED "$OUT/cpu-tests.log" "$OUT/cpu-plugin-tests.log")
+  cpu_fail=$(count FAILED "$OUT/cpu-tests.log" "$OUT/cpu-plugin-tests.log")
   save cpu cpu_rc cpu_pass cpu_fail
   echo "[$(stamp)] CPU tests rc=$cpu_rc passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
 fi
@@ -213,6 +226,7 @@ for f in "$OUT"/state/*.env; do [ -e "$f" ] && . "$f"; done
   echo "gpu=$gpu"
   echo "gpu_tests: rc=${gpu_rc:-not run} passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0}"
   echo "mutants_caught=${mutants_caught:-0}/${mutants_total:-?}"
+  echo "plugin: ${plugin_mutants:-not run}"
   echo "cpu_tests: rc=${cpu_rc:-not run} passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
   echo "sanitizer: memcheck over gtest filter '${san_filter:-}' ${san_state:-not run}, errors=${san_errors:-unknown}, gpu tests passed under it=${san_pass:-0}"
   echo "sweep: rc=${sweep_rc:-not run}, ${sweep_line:-}"

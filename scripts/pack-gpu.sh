@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD_DIR:-build}
-files=("$BUILD/rmsnorm-bench" "$BUILD/tests/rb_cpu_tests" "$BUILD/tests/rb_gpu_tests")
+files=("$BUILD/rmsnorm-bench" "$BUILD"/tests/rb_*_tests)
 for f in "$BUILD"/examples/plugin/*.so build-before/rmsnorm-bench; do [ -e "$f" ] && files+=("$f"); done
 mkdir -p .gpu
 tar cf - "${files[@]}" | xz -9e -T2 >.gpu/bundle.tar.xz

@@ -16,6 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/case.h"
+#include "harness/device.h"
+#include "harness/runner.h"
 #include "kernels/plugin.h"
 #include "kernels/registry.h"
 
@@ -458,6 +461,55 @@ TEST(Plugin, WrongPluginIsCaught) {
   const Mismatch by_row_f16 =
       run_fwd<__half, __half>("plugin:example-weight-by-row", 2, 4097, 4097, false, 1, false);
   EXPECT_GT(by_row_f16.count, 0);
+}
+
+// Through the harness, as `rmsnorm-bench --plugin` runs them: the correct plugin passes the
+// validation sweep of every op it implements (every dtype combo, awkward H, every
+// distribution and layout); each wrong kernel fails some case of it and errors none.
+std::vector<Record> validation_records(const std::string& kernel_name, std::vector<Op> ops) {
+  Sweep s = validation_sweep({kernel_name});
+  s.ops = std::move(ops);
+  RunConfig cfg;
+  cfg.time = false;
+  Runner runner(open_device(0), cfg);
+  std::vector<Record> out;
+  runner.run(expand(s), [&](const Record& r) { out.push_back(r); });
+  return out;
+}
+
+TEST(PluginSweep, CorrectPluginPassesTheValidationSweep) {
+  RB_REQUIRE_CUDA_DEVICE();
+  const KernelInfo& k = kernel("plugin:example-naive");
+  for (Op op : k.ops) {
+    const std::vector<Record> recs = validation_records(k.name, {op});
+    int passed = 0, bad = 0;
+    for (const Record& r : recs) {
+      if (r.status == Status::pass) {
+        ++passed;
+        EXPECT_EQ(r.provider, "plugin");
+        continue;
+      }
+      if (++bad <= 10) ADD_FAILURE() << r.op << " " << case_label(r) << ": " << status_name(r.status) << " " << r.reason;
+    }
+    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(passed, static_cast<int>(recs.size()));
+    std::cout << "plugin:example-naive " << op_name(op) << ": " << passed << " of " << recs.size() << " passed\n";
+  }
+}
+
+TEST(PluginSweep, WrongPluginIsCaughtByTheValidationSweep) {
+  RB_REQUIRE_CUDA_DEVICE();
+  for (const char* name : {"plugin:example-eps-outside", "plugin:example-weight-by-row"}) {
+    const KernelInfo& k = kernel(name);
+    const std::vector<Record> recs = validation_records(k.name, k.ops);
+    int failed = 0;
+    for (const Record& r : recs) {
+      EXPECT_NE(r.status, Status::error) << case_label(r) << ": " << r.reason;
+      failed += r.status == Status::fail ? 1 : 0;
+    }
+    EXPECT_GT(failed, 0) << name << " slipped through " << recs.size() << " cases";
+    std::cout << "PLUGIN MUTANT " << name << ": caught by " << failed << " of " << recs.size() << " cases\n";
+  }
 }
 
 }  // namespace
