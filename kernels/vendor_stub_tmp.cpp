@@ -1,4 +1,0 @@
-#include "kernels/vendor/vendor.h"
-namespace rb::vendor {
-std::vector<KernelInfo> cudnn_kernels() { return {}; }
-}
