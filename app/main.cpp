@@ -9,6 +9,7 @@
 #include "app/cmd_list.h"
 #include "app/cmd_merge.h"
 #include "kernels/plugin.h"
+#include "kernels/vendor/vendor.h"
 
 namespace {
 
@@ -17,6 +18,10 @@ namespace {
 // Returns false (after saying why) when one cannot be used.
 bool load_plugins(int argc, char** argv) {
   const std::string flag = "--plugin";
+  // --cudnn-lib too is needed before the registry is built: the cudnn kernel's version is
+  // the loaded library's.
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--cudnn-lib") rb::vendor::set_options({argv[i + 1], false});
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     std::string path;

@@ -376,7 +376,7 @@ Record Runner::run_case(const Case& c) {
     cudaError_t e;
     {
       NvtxRange launch_range("launch " + label);
-      e = plan->launch(args, s);
+      e = plan->launch(args, s);  // a vendor plan may throw with its library's message
     }
     if (e != cudaSuccess) {
       cudaGetLastError();
@@ -387,7 +387,16 @@ Record Runner::run_case(const Case& c) {
     return cudaSuccess;
   };
 
-  const cudaError_t le = launch_checked();
+  cudaError_t le = cudaSuccess;
+  try {
+    le = launch_checked();
+  } catch (const CudaError&) {
+    throw;
+  } catch (const std::exception& e) {
+    rec.status = Status::error;
+    rec.reason = fmt::format("launch failed: {}", e.what());
+    return rec;
+  }
   if (le != cudaSuccess) {
     rec.status = Status::error;
     rec.reason = "launch failed: " + cuda_error_text(le);
