@@ -25,6 +25,9 @@ struct RunConfig {
   std::int64_t graph_max_rows = 256;
   // Copy-ceiling buffer, each way.
   std::int64_t copy_bytes = std::int64_t{1} << 30;
+  // Device memory a case may take (inputs, outputs, guards, workspace); 0 = what the device
+  // has free when the run starts. A case that needs more is recorded as skip with the reason.
+  std::int64_t max_device_bytes = 0;
 };
 
 using RecordSink = std::function<void(const Record&)>;
