@@ -290,8 +290,9 @@ void compare_output(const Case& c, const OutputDesc& d, const GuardedTensor& dev
     for (std::int64_t col = 0; col < sh.cols; ++col) {
       const std::size_t k = i * static_cast<std::size_t>(sh.cols) + static_cast<std::size_t>(col);
       const double want = ref.want[k];
-      st.add(d.shape == Shape::per_column ? -1 : tensor_rows[i], col, ref::to_double(row[col]), want,
-             ref::ulp_at<T>(want), d.tolerance(c, want, ref.scale.empty() ? 0.0 : ref.scale[k]));
+      st.add_output(d.shape == Shape::per_column ? -1 : tensor_rows[i], col, ref::to_double(row[col]), want,
+                    ref::round_overflow<T>(want), ref::ulp_at<T>(want),
+                    d.tolerance(c, want, ref.scale.empty() ? 0.0 : ref.scale[k]));
     }
   }
 }
@@ -405,10 +406,9 @@ Record Runner::run_case(const Case& c) {
 
   rec.status = Status::pass;
   if (cfg_.check) {
-    std::string reason;
-    for (const OutputDesc& d : desc.outputs)
-      add_scan(tensor_name(d.tensor), scan_guarded(ds.output(d.tensor), elem_kind(d.dtype(c)), s),
-               d.shape == Shape::per_row ? 1 : c.H, reason);
+    std::string reason, notes;
+    std::vector<GuardScan> scans;
+    for (const OutputDesc& d : desc.outputs) scans.push_back(scan_guarded(ds.output(d.tensor), elem_kind(d.dtype(c)), s));
 
     const Reference& ref = impl_->reference_for(ds, c.eps, cfg_.max_check_elems);
     std::vector<OutputCheck> outs;
@@ -424,6 +424,20 @@ Record Runner::run_case(const Case& c) {
         first_launch[i].resize(static_cast<std::size_t>(sh.rows * sh.cols) * sh.elem_size);
         ds.output(d.tensor).download(first_launch[i].data());
       }
+    }
+    // The scans fail any NaN/Inf, except the +-inf that a reference beyond the output dtype's
+    // range rounds to: explained when every non-finite element found is such a match.
+    for (std::size_t i = 0; i < desc.outputs.size(); ++i) {
+      const OutputDesc& d = desc.outputs[i];
+      const ErrorStats& st = outs[i].stats;
+      if (st.unrepresentable) {
+        const Mismatch& u = st.first_unrepresentable;
+        append(notes, fmt::format("{}: {} reference value(s) beyond {}'s largest finite value, judged as the "
+                                  "correctly rounded +-inf (first at (row {}, col {}), exact {:.6g})",
+                                  tensor_name(d.tensor), st.unrepresentable, dtype_name(d.dtype(c)), u.row, u.col, u.ref));
+        if (scans[i].nonfinite == st.matched_inf) scans[i].nonfinite = 0;
+      }
+      add_scan(tensor_name(d.tensor), scans[i], d.shape == Shape::per_row ? 1 : c.H, reason);
     }
     // Outputs that must be bitwise repeatable (dw): a second launch, compared bit for bit.
     for (std::size_t i = 0; i < desc.outputs.size(); ++i) {
@@ -455,7 +469,10 @@ Record Runner::run_case(const Case& c) {
     rec.mismatches = mismatches;
     if (!reason.empty()) {
       rec.status = Status::fail;
+      if (!notes.empty()) append(reason, notes);
       rec.reason = reason;
+    } else {
+      rec.reason = notes;
     }
   } else {
     rec.reason = "not checked (--no-check)";

@@ -79,6 +79,14 @@ void ErrorStats::add(std::int64_t row, std::int64_t col, double got, double ref,
   }
 }
 
+void ErrorStats::add_output(std::int64_t row, std::int64_t col, double got, double ref, double rounded, double ulp,
+                            const Tolerance& t) {
+  if (!std::isfinite(ref) || std::isfinite(rounded)) return add(row, col, got, ref, ulp, t);
+  if (unrepresentable++ == 0) first_unrepresentable = {row, col, got, ref};
+  if (got == rounded) ++matched_inf;
+  add(row, col, got, rounded, ulp, t);
+}
+
 std::vector<std::int64_t> rows_to_check(std::int64_t M, std::int64_t H, std::int64_t max_elems) {
   std::vector<std::int64_t> rows;
   if (M <= 0) return rows;

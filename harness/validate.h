@@ -74,8 +74,18 @@ class ErrorStats {
   // The same with this element's own tolerance (a scaled or per-element bound).
   void add(std::int64_t row, std::int64_t col, double got, double ref, double ulp, const Tolerance& t);
 
+  // The same for an output element whose reference `ref` rounds to `rounded` in the output
+  // dtype: where a finite reference lies beyond the dtype's range (rounded is +-inf, the
+  // correctly rounded output), the element is judged against `rounded`; such elements are
+  // counted in `unrepresentable`, and those that are that inf in `matched_inf`.
+  void add_output(std::int64_t row, std::int64_t col, double got, double ref, double rounded, double ulp,
+                  const Tolerance& t);
+
   const Tolerance& tol() const { return tol_; }
   std::int64_t mismatches = 0;
+  std::int64_t unrepresentable = 0;
+  std::int64_t matched_inf = 0;
+  Mismatch first_unrepresentable{-1, -1, 0, 0};
   double max_abs = 0;
   double max_rel = 0;  // over elements with |ref| >= atol (relative error of ~0 is noise)
   double max_ulp = 0;

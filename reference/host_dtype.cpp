@@ -25,6 +25,17 @@ double ulp_at(double v) {
   return std::ldexp(1.0, exponent - Traits::mant);
 }
 
+template <class T>
+double round_overflow(double v) {
+  const double max = static_cast<double>(static_cast<float>(std::numeric_limits<T>::max()));
+  const double threshold = max + ulp_at<T>(max) / 2;
+  return std::isfinite(v) && std::fabs(v) >= threshold ? std::copysign(INFINITY, v) : v;
+}
+
+template double round_overflow<float>(double v);
+template double round_overflow<half>(double v);
+template double round_overflow<bfloat16>(double v);
+
 template double ulp_at<float>(double v);
 template double ulp_at<half>(double v);
 template double ulp_at<bfloat16>(double v);

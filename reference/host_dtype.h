@@ -44,4 +44,11 @@ template <> struct DtypeTraits<bfloat16> { static constexpr int mant = 7; static
 template <class T>
 double ulp_at(double v);
 
+// v as T's correct rounding sees it at the top of the range: +-inf when |v| is at or beyond
+// the midpoint between T's largest finite value and the next power of two (the tie goes to
+// inf: the largest finite mantissa is odd), else v unchanged. A finite reference beyond T's
+// range has the correctly rounded output +-inf, so an output is judged against that.
+template <class T>
+double round_overflow(double v);
+
 }  // namespace rb::ref

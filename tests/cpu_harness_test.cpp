@@ -190,6 +190,45 @@ TEST(HarnessValidate, ForwardToleranceTable) {
   EXPECT_DOUBLE_EQ(rrms_tolerance().rtol, 1e-5);
 }
 
+// At the top of an output dtype's range the correctly rounded output of a finite exact
+// value is +-inf: such an element is judged against that inf and reported, not failed as
+// "Inf where the reference is finite". Just below the midpoint it rounds to the largest
+// finite value and is judged as before.
+TEST(HarnessValidate, ReferenceBeyondTheDtypesRangeIsJudgedAsItsRoundedInf) {
+  EXPECT_EQ(ref::round_overflow<ref::half>(65504.0), 65504.0);
+  EXPECT_EQ(ref::round_overflow<ref::half>(65519.99), 65519.99);
+  EXPECT_EQ(ref::round_overflow<ref::half>(65520.0), INFINITY);  // the tie goes to inf
+  EXPECT_EQ(ref::round_overflow<ref::half>(-1e6), -INFINITY);
+  EXPECT_EQ(ref::round_overflow<ref::bfloat16>(3.3e38), 3.3e38);
+  EXPECT_EQ(ref::round_overflow<ref::bfloat16>(3.4e38), INFINITY);
+  EXPECT_EQ(ref::round_overflow<float>(3.4028235e38), 3.4028235e38);
+  EXPECT_EQ(ref::round_overflow<float>(3.4028236e38 * 1.0000001), INFINITY);
+  EXPECT_EQ(ref::round_overflow<ref::half>(1e-9), 1e-9);  // underflow: the tolerance's atol covers it
+
+  const Tolerance t = fwd_tolerance(DType::f16);
+  const double exact = 70000.0, rounded = ref::round_overflow<ref::half>(exact);
+  ErrorStats ok(t);
+  ok.add_output(3, 4, INFINITY, exact, rounded, ref::ulp_at<ref::half>(exact), t);
+  EXPECT_EQ(ok.mismatches, 0);
+  EXPECT_EQ(ok.unrepresentable, 1);
+  EXPECT_EQ(ok.matched_inf, 1);
+  EXPECT_EQ(ok.first_unrepresentable.row, 3);
+  EXPECT_EQ(ok.first_unrepresentable.col, 4);
+  EXPECT_EQ(ok.max_abs, 0.0);
+  // The largest finite value, the wrong inf and NaN are all wrong there.
+  for (double got : {65504.0, -static_cast<double>(INFINITY), static_cast<double>(NAN)}) {
+    ErrorStats bad(t);
+    bad.add_output(0, 0, got, exact, rounded, 1.0, t);
+    EXPECT_EQ(bad.mismatches, 1) << got;
+    EXPECT_EQ(bad.matched_inf, 0) << got;
+  }
+  // Inf where the rounded reference is finite still fails.
+  ErrorStats finite(t);
+  finite.add_output(0, 0, INFINITY, 60000.0, ref::round_overflow<ref::half>(60000.0), 32.0, t);
+  EXPECT_EQ(finite.mismatches, 1);
+  EXPECT_EQ(finite.unrepresentable, 0);
+}
+
 TEST(HarnessValidate, WithinToleranceBoundary) {
   // Dyadic numbers so atol + rtol * |ref| and |got - ref| are exact: the bound is 1.25.
   const Tolerance t{0.25, 0.5};
