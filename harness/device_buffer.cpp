@@ -31,12 +31,10 @@ Stream::~Stream() { RB_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_)); }
 Event::Event() { RB_CUDA_CHECK(cudaEventCreate(&e_)); }
 Event::~Event() { RB_CUDA_CHECK_NOTHROW(cudaEventDestroy(e_)); }
 
-namespace {
 std::size_t tensor_bytes(const TensorShape& s) {
   const std::int64_t span = s.rows > 0 ? s.offset_elems + (s.rows - 1) * s.stride + s.cols : s.offset_elems;
   return 2 * kGuardBytes + static_cast<std::size_t>(span) * s.elem_size;
 }
-}  // namespace
 
 GuardedTensor::GuardedTensor(const TensorShape& s) : shape_(s), buf_(tensor_bytes(s)) {}
 

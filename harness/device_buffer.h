@@ -67,6 +67,9 @@ struct TensorShape {
   std::size_t elem_size = 4;
 };
 
+// Bytes of the allocation a GuardedTensor of shape s takes (guards and row padding included).
+std::size_t tensor_bytes(const TensorShape& s);
+
 class GuardedTensor {
  public:
   GuardedTensor() = default;

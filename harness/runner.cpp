@@ -90,14 +90,44 @@ TensorShape shape_of(Shape sh, const Case& c, DType dt) {
 
 }  // namespace
 
+// Device bytes the tensors of a case take (inputs and outputs, guards and padding included).
+std::int64_t case_device_bytes(const Case& c) {
+  const OpDesc& d = op_desc(c.op);
+  std::size_t bytes = 0;
+  for (const InputDesc& in : d.inputs) bytes += tensor_bytes(shape_of(in.shape, c, in.dtype(c)));
+  for (const OutputDesc& out : d.outputs) bytes += tensor_bytes(shape_of(out.shape, c, out.dtype(c)));
+  return static_cast<std::int64_t>(bytes);
+}
+
+std::string mib(std::int64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); }
+
 struct Runner::Impl {
   Stream stream;
   L2Flusher flusher;
   std::optional<CopyCeiling> copy;
   std::unique_ptr<DataSet> data;
   DeviceBuffer workspace;
+  std::int64_t device_budget = 0;  // bytes a case's tensors and workspace may take
 
-  Impl(const DeviceInfo& d, FlushMode mode) : flusher(d.l2_bytes, mode) {}
+  Impl(const DeviceInfo& d, FlushMode mode, std::int64_t max_device_bytes) : flusher(d.l2_bytes, mode) {
+    device_budget = max_device_bytes;
+    if (device_budget <= 0) {
+      std::size_t free = 0, total = 0;
+      RB_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+      device_budget = static_cast<std::int64_t>(free);
+    }
+  }
+
+  // Why a case cannot run within the device budget (its tensors, and a workspace beyond the
+  // one already held), or nothing.
+  std::optional<std::string> over_budget(const Case& c, std::size_t workspace_bytes) const {
+    const std::int64_t tensors = case_device_bytes(c);
+    const std::int64_t ws = static_cast<std::int64_t>(std::max(workspace_bytes, workspace.bytes()));
+    if (tensors + ws <= device_budget) return std::nullopt;
+    return fmt::format("needs {} of device memory ({} of tensors, {} of workspace); the budget is {} "
+                       "(--max-device-mem, default: what the device had free at the start)",
+                       mib(tensors + ws), mib(tensors), mib(ws), mib(device_budget));
+  }
 
   DataSet& data_for(const Case& c) {
     if (data && data->key.same_data(c)) return *data;
@@ -184,7 +214,9 @@ struct Runner::Impl {
 };
 
 Runner::Runner(DeviceInfo dev, RunConfig cfg)
-    : dev_(std::move(dev)), cfg_(cfg), impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush)) {}
+    : dev_(std::move(dev)),
+      cfg_(cfg),
+      impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush, cfg_.max_device_bytes)) {}
 Runner::~Runner() = default;
 
 const CopyCeiling& Runner::copy_ceiling() {
@@ -338,7 +370,27 @@ Record Runner::run_case(const Case& c) {
   const std::string label = case_label(rec);
   NvtxRange case_range(label);
   const OpDesc& desc = op_desc(c.op);
-  DataSet& ds = impl_->data_for(c);
+  const bool new_data = !impl_->data || !impl_->data->key.same_data(c);
+  if (new_data) {
+    impl_->data.reset();  // the budget counts this case's tensors alone
+    if (auto why = impl_->over_budget(c, 0)) {
+      rec.status = Status::skip;
+      rec.reason = *why;
+      return rec;
+    }
+  }
+  DataSet* data = nullptr;
+  try {
+    data = &impl_->data_for(c);
+  } catch (const CudaError& e) {
+    if (e.code != cudaErrorMemoryAllocation) throw;
+    cudaGetLastError();  // an allocation failure is not sticky: the run goes on
+    impl_->data.reset();
+    rec.status = Status::skip;
+    rec.reason = fmt::format("out of device memory for the case's tensors ({}): {}", mib(case_device_bytes(c)), e.what());
+    return rec;
+  }
+  DataSet& ds = *data;
   const cudaStream_t s = impl_->stream.get();
 
   Plan* plan = nullptr;
@@ -356,6 +408,11 @@ Record Runner::run_case(const Case& c) {
     return rec;
   }
   rec.picked = plan->picked().empty() ? c.kernel : plan->picked();
+  if (auto why = impl_->over_budget(c, plan->workspace_bytes())) {
+    rec.status = Status::skip;
+    rec.reason = *why;
+    return rec;
+  }
 
   // Bind the op's tensors. The saved rrms (an input of the backward ops) is the fp32 value
   // for this eps; the fp64 reference is built only if the case is checked.

@@ -40,7 +40,8 @@ enum class FwdBug {
   tail_store,
   tail_load,
   mean_sub,
-  pad_denominator
+  pad_denominator,
+  trap  // a device fault (__trap on the last row), not a numerics bug
 };
 cudaError_t launch_fwd_mutant(FwdBug bug, const FwdArgs& a, cudaStream_t s);
 

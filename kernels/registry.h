@@ -81,6 +81,9 @@ struct KernelInfo {
   std::string version;               // the provider's version ("" for built-ins: the tool's)
   std::string description;
   bool mutant = false;
+  // A fault-injection mutant: it faults on the device (the context is lost, the run ends
+  // with exit 4). Never part of a validation sweep's catch count.
+  bool device_fault = false;
   // Non-empty: listed, but it cannot run in this build or on this machine (why, and how to
   // fix it). Every case of it is a skip with this reason; the default sweep leaves it out.
   std::string unavailable;

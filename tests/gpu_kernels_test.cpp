@@ -40,10 +40,12 @@ std::string describe(const Record& r) {
   return os.str();
 }
 
+// Real kernels, or the numerics mutants (a device-fault mutant has its own test: it ends the
+// process's CUDA context).
 std::vector<std::string> names(bool mutants) {
   std::vector<std::string> v;
   for (const KernelInfo& k : kernel_registry())
-    if (k.mutant == mutants) v.push_back(k.name);
+    if (k.mutant == mutants && !k.device_fault) v.push_back(k.name);
   return v;
 }
 
@@ -231,6 +233,28 @@ TEST(Backward, DwIsBitwiseRepeatable) {
       if (run > 0) {
         EXPECT_EQ(std::memcmp(first.data(), again.data(), first.size()), 0) << "launch " << run << " differs";
       }
+    }
+  }
+}
+
+// A case whose tensors do not fit the device-memory budget is a skip that says so, and the
+// sweep goes on with the cases that fit.
+TEST(DeviceMemory, CaseAboveTheBudgetIsSkippedAndTheSweepGoesOn) {
+  RB_REQUIRE_GPU();
+  RunConfig cfg;
+  cfg.time = false;
+  cfg.max_device_bytes = 32 << 20;  // 32 MiB: M=64 H=4096 bf16 fits, M=16384 (>= 256 MiB) does not
+  Runner runner(open_device(0), cfg);
+  std::vector<Record> recs;
+  runner.run(expand(small_sweep({Op::fwd, Op::bwd}, {"auto"}, {DType::bf16}, {16384, 64}, {4096})),
+             [&](const Record& r) { recs.push_back(r); });
+  ASSERT_EQ(recs.size(), 4u);
+  for (const Record& r : recs) {
+    if (r.M == 16384) {
+      EXPECT_EQ(r.status, Status::skip) << describe(r);
+      EXPECT_NE(r.reason.find("--max-device-mem"), std::string::npos) << describe(r);
+    } else {
+      EXPECT_EQ(r.status, Status::pass) << describe(r);
     }
   }
 }

@@ -25,6 +25,12 @@ __global__ void __launch_bounds__(kThreads) fwd_mutant_kernel(FwdArgs a) {
   const std::int64_t store_end = B == FwdBug::tail_store ? padded : H;
   const float denom = static_cast<float>(B == FwdBug::pad_denominator ? padded : H);
 
+  // A device fault, not a numerics bug: the last row's block traps, which leaves the context
+  // unusable (the harness must end the run with exit 4, every earlier row on disk).
+  if constexpr (B == FwdBug::trap) {
+    if (row == a.M - 1) __trap();
+  }
+
   float mean = 0.f;
   if constexpr (B == FwdBug::mean_sub) {
     float s = 0.f;
@@ -74,6 +80,7 @@ cudaError_t launch_bug(FwdBug bug, const FwdArgs& a, cudaStream_t s) {
     case FwdBug::pad_denominator:
       fwd_mutant_kernel<T, W, FwdBug::pad_denominator><<<grid, kThreads, 0, s>>>(a);
       break;
+    case FwdBug::trap: fwd_mutant_kernel<T, W, FwdBug::trap><<<grid, kThreads, 0, s>>>(a); break;
   }
   return cudaGetLastError();
 }
