@@ -5,15 +5,22 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
+#include <random>
+#include <set>
 #include <filesystem>
 #include <iostream>
 #include <rb_version.h>
 #include <stdexcept>
 
+#include "app/cli_checks.h"
+#include "app/exit_codes.h"
+#include "app/interrupt.h"
 #include "app/lists.h"
 #include "app/process.h"
+#include "app/run_output.h"
 #include "harness/case.h"
 #include "harness/cuda_check.h"
 #include "harness/device.h"
@@ -46,21 +53,6 @@ std::vector<std::string> layout_names() {
   std::vector<std::string> v;
   for (Layout l : all_layouts()) v.emplace_back(layout_name(l));
   return v;
-}
-
-// A CLI11 validator from a parse function that throws std::invalid_argument.
-template <class F>
-CLI::Validator parses_as(const std::string& what, F parse) {
-  return CLI::Validator(
-      [parse](std::string& s) -> std::string {
-        try {
-          parse(s);
-          return {};
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-      },
-      what);
 }
 
 std::string now_utc() {
@@ -137,7 +129,7 @@ std::vector<std::string> make_plots(const std::string& csv_path, const std::stri
 }
 
 // Options the --devices parent sets for each worker itself.
-constexpr const char* kWorkerValueOptions[] = {"--devices", "--device", "--out", "--csv", "--md", "--shard"};
+constexpr const char* kWorkerValueOptions[] = {"--devices", "--device", "--out", "--csv", "--md", "--shard", "--worker-run"};
 
 bool takes_value(const std::string& a) {
   return std::find(std::begin(kWorkerValueOptions), std::end(kWorkerValueOptions), a) != std::end(kWorkerValueOptions);
@@ -150,10 +142,6 @@ bool dropped_for_workers(const std::string& a) {
   return false;
 }
 
-// Exit codes are ordered by severity (a CUDA error outranks no device, which outranks bad
-// input, which outranks a failed case), so combining workers is a max.
-int worse_exit(int a, int b) { return std::max(a, b); }
-
 struct ReportPaths {
   std::string csv, md;
 };
@@ -164,6 +152,58 @@ ReportPaths report_paths(const BenchOptions& o) {
           o.md.empty() ? (fs::path(o.out_dir) / "report.md").string() : o.md};
 }
 
+// Output paths: created and test-written before any GPU work (exit 2 naming the option).
+bool check_outputs(const BenchOptions& o) {
+  const auto [csv_path, md_path] = report_paths(o);
+  try {
+    if (std::filesystem::path(csv_path).lexically_normal() == std::filesystem::path(md_path).lexically_normal())
+      throw std::invalid_argument(fmt::format("--csv/--md: both name '{}'; give them different paths", csv_path));
+    check_writable(csv_path, o.csv.empty() ? "--out" : "--csv");
+    check_writable(md_path, o.md.empty() ? "--out" : "--md");
+    if (!o.devices.empty())
+      check_writable((std::filesystem::path(o.out_dir) / "shards" / "0" / "results.csv").string(), "--out");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "rmsnorm-bench: " << e.what() << "\n";
+    return false;
+  }
+  return true;
+}
+
+// How many values --H or --M stand for, counted without expanding a range (repeats included).
+std::uint64_t count_size_items(const std::vector<std::string>& items) {
+  std::uint64_t n = 0;
+  for (const std::string& item : items) n += static_cast<std::uint64_t>(count_int_item(item, 1));
+  return n;
+}
+
+// The sweep, its size checked against --max-cases before anything is built: --H and --M are
+// counted item by item (a range arithmetically) before they are expanded, then the cases are
+// counted from the lists. Returns 0, or the exit code after saying why.
+int plan_sweep(const BenchOptions& o, Sweep& sweep, std::uint64_t& n_cases) {
+  const auto limit = static_cast<std::uint64_t>(o.max_cases);
+  const auto refuse = [&](const std::string& what, std::uint64_t n) {
+    std::cerr << fmt::format(
+        "rmsnorm-bench: {} {} case(s), more than --max-cases {} allows (narrow --H/--M/--op/--dtype/--kernel/..., "
+        "or raise --max-cases, at most {})\n",
+        what, n, o.max_cases, kMaxMaxCases);
+    return kExitUsage;
+  };
+  for (const auto& [name, items] : {std::pair<const char*, const std::vector<std::string>*>{"--H", &o.H},
+                                    std::pair<const char*, const std::vector<std::string>*>{"--M", &o.M}}) {
+    const std::uint64_t n = count_size_items(*items);
+    if (n > limit) return refuse(fmt::format("{} gives {} values, so the sweep has at least", name, n), n);
+  }
+  sweep = build_sweep(o);
+  n_cases = count_cases(sweep);
+  if (n_cases == 0) {
+    std::cerr << "rmsnorm-bench: --kernel/--op: none of the kernels given implements any of the ops given "
+                 "(see `rmsnorm-bench list`)\n";
+    return kExitUsage;
+  }
+  if (n_cases > limit) return refuse("the sweep has", n_cases);
+  return 0;
+}
+
 // The report context every run knows without a device.
 RunContext base_context(const BenchOptions& o) {
   RunContext ctx;
@@ -171,16 +211,37 @@ RunContext base_context(const BenchOptions& o) {
   ctx.commit = RB_COMMIT;
   ctx.command_line = o.command_line;
   ctx.started_at = now_utc();
+  ctx.timing_note = fmt::format(
+      "cold samples, L2 flushed by a {} of 2x L2 before each; >= {} samples, stop below {}% noise or after {} s "
+      "per case; CUDA-graph replay for M <= 256",
+      o.flush == "write" ? "memset" : "read", o.min_samples, o.max_noise, o.max_time);
   return ctx;
+}
+
+std::string new_run_id() {
+  std::random_device rd;
+  return fmt::format("{}-{}-{:08x}{:08x}", static_cast<long>(::getpid()),
+                     std::chrono::steady_clock::now().time_since_epoch().count(), rd(), rd());
+}
+
+// A worker's exit code as the parent counts it: its own codes as they are, an interruption
+// as one, any other death by signal (killed, crashed) as a host error.
+int worker_exit(int rc) {
+  if (rc <= kExitHostError || rc == 128 + SIGINT || rc == 128 + SIGTERM) return rc;
+  return kExitHostError;
 }
 
 // --devices: one worker process per device, each running shard k/N of the same sweep into
 // OUT/shards/k, then one merged CSV and report. Workers are this binary again, with the
-// same options less the ones the parent sets for them.
-int run_on_devices(const BenchOptions& o) {
+// same options less the ones the parent sets for them. Each worker leaves its report context
+// (device, driver, runtime) beside its CSV, tagged with this run's id, so the merged report
+// has the same header as a single device's and a stale shard from an earlier run is never
+// merged. The parent touches no GPU.
+int run_on_devices(const BenchOptions& o, std::uint64_t n_cases) {
   namespace fs = std::filesystem;
   const auto [csv_path, md_path] = report_paths(o);
   const int n = static_cast<int>(o.devices.size());
+  const std::string run_id = new_run_id();
   std::vector<std::string> base;
   for (std::size_t i = 0; i < o.args.size(); ++i) {
     if (dropped_for_workers(o.args[i])) {
@@ -190,51 +251,62 @@ int run_on_devices(const BenchOptions& o) {
     base.push_back(o.args[i]);
   }
   std::vector<pid_t> pids;
-  std::vector<std::string> shard_csvs;
+  std::vector<std::string> dirs;
+  int code = 0;
   for (int k = 0; k < n; ++k) {
     const std::string dir = (fs::path(o.out_dir) / "shards" / std::to_string(k)).string();
     std::vector<std::string> args{"rmsnorm-bench"};
     args.insert(args.end(), base.begin(), base.end());
     for (const std::string& a : {std::string("--device"), std::to_string(o.devices[static_cast<std::size_t>(k)]),
                                  std::string("--shard"), fmt::format("{}/{}", k, n), std::string("--out"), dir,
-                                 std::string("--quiet")})
+                                 std::string("--quiet"), std::string("--worker-run"), run_id})
       args.push_back(a);
     const pid_t pid = spawn_process("/proc/self/exe", args);
     if (pid < 0) {
-      std::cerr << "rmsnorm-bench: --devices: cannot start a worker process\n";
-      return 4;
+      std::cerr << "rmsnorm-bench: --devices: cannot start the worker for device "
+                << o.devices[static_cast<std::size_t>(k)] << "\n";
+      code = kExitHostError;
+      continue;
     }
     pids.push_back(pid);
-    shard_csvs.push_back((fs::path(dir) / "results.csv").string());
-    if (!o.quiet) std::cerr << fmt::format("worker {} on device {}: shard {}/{} -> {}\n", pid, o.devices[static_cast<std::size_t>(k)], k, n, dir);
+    dirs.push_back(dir);
+    if (!o.quiet)
+      std::cerr << fmt::format("worker {} on device {}: shard {}/{} -> {}\n", pid,
+                               o.devices[static_cast<std::size_t>(k)], k, n, dir);
   }
-  int code = 0;
-  for (pid_t pid : pids) {
-    const int rc = wait_process(pid);
-    code = worse_exit(code, rc > 4 ? 4 : rc);  // a worker killed by a signal counts as aborted
+  const std::vector<int> codes = wait_forwarding_signals(pids);
+  for (std::size_t i = 0; i < pids.size(); ++i) {
+    code = worse_exit(code, worker_exit(codes[i]));
+    if (codes[i] != 0 && codes[i] != 1)
+      std::cerr << fmt::format("rmsnorm-bench: --devices: worker {} ({}) exited {}\n", pids[i], dirs[i], codes[i]);
   }
-  std::vector<Record> merged;
+  if (const int sig = interrupt_signal()) code = worse_exit(code, 128 + sig);
+
+  // Only shards this run's workers finished: their context file names this run.
+  const WorkerResults results = collect_worker_results(dirs, run_id);
+  for (const std::string& e : results.errors) {
+    std::cerr << "rmsnorm-bench: --devices: " << e << "\n";
+    code = worse_exit(code, kExitHostError);
+  }
+  const std::vector<Record>& merged = results.records;
+  if (merged.empty()) {
+    std::cerr << fmt::format("rmsnorm-bench: --devices: no worker finished a case: {} and {} are left as they were\n",
+                             csv_path, md_path);
+    return code;
+  }
+  RunContext ctx = merged_context(base_context(o), results.contexts);
   try {
-    std::vector<std::pair<std::string, std::vector<Record>>> parts;
-    for (const std::string& f : shard_csvs)
-      if (fs::exists(f)) parts.emplace_back(f, read_csv(f));
-    merged = merge_records(parts);
-    const fs::path parent = fs::path(csv_path).parent_path();
-    if (!parent.empty()) fs::create_directories(parent);
-    CsvWriter csv(csv_path);
-    for (const Record& r : merged) csv.write(r);
-    RunContext ctx = base_context(o);
-    ctx.gpu = merged.empty() ? "" : merged.front().gpu;
-    ctx.cc = merged.empty() ? "" : merged.front().cc;
+    write_file_atomic(csv_path, csv_file_text(merged));
     if (o.plots) ctx.plots = make_plots(csv_path, md_path, merged, o.quiet);
-    write_markdown_atomic(md_path, markdown_report(ctx, merged));
+    write_file_atomic(md_path, mark_incomplete(markdown_report(ctx, merged), code, merged.size(), n_cases));
   } catch (const std::exception& e) {
-    std::cerr << "rmsnorm-bench: --devices: merging the workers' CSVs: " << e.what() << "\n";
-    return worse_exit(code, 2);
+    std::cerr << "rmsnorm-bench: --devices: " << e.what() << "\n";
+    return worse_exit(code, kExitHostError);
   }
   std::cout << summary_table(merged);
-  std::cout << "reports: " << csv_path << ", " << md_path << " (merged from " << n << " worker(s))\n";
-  return worse_exit(code, any_failed(merged) ? 1 : 0);
+  std::cout << "reports: " << csv_path << ", " << md_path << " (merged from " << results.contexts.size() << " of " << n
+            << " worker(s))\n";
+  return worse_exit(code, any_failed(merged) ? kExitFail : kExitPass);
 }
 
 }  // namespace
@@ -242,102 +314,172 @@ int run_on_devices(const BenchOptions& o) {
 void setup_bench(CLI::App& app, BenchOptions& o) {
   const std::vector<std::string> dtypes{"fp32", "fp16", "bf16"};
   const std::vector<std::string> wdtypes{"same", "fp32", "fp16", "bf16"};
-  auto int_list = parses_as("LIST", [](const std::string& s) { parse_int_item(s, 1); });
-  app.add_option("--preset", o.preset, "Base sweep the other options override: bench (default) or validation")
+  auto int_list = parses_as([](const std::string& s) { count_int_item(s, 1); });
+  app.add_option("--preset", o.preset, "Base sweep the other options override: bench or validation")
       ->check(CLI::IsMember({"bench", "validation"}));
-  app.add_option("--H", o.H, "Hidden sizes: 4096 | 1024,4096,4097 | 1024:16384:x2 | 128:1024:+128")
+  app.add_option("--H", o.H,
+                 fmt::format("Hidden sizes (>= 1): 4096 | 1024,4096,4097 | 1024:16384:x2 | 128:1024:+128 (a range "
+                             "holds at most {} values)",
+                             kMaxRangeItems))
       ->delimiter(',')
-      ->check(int_list);
-  app.add_option("--M", o.M, "Rows, same syntax as --H")->delimiter(',')->check(int_list);
-  app.add_option("--op", o.ops, "Ops: fwd, bwd, add (residual add + norm), add-bwd (default: all)")
+      ->check(int_list)
+      ->type_name("LIST")
+      ->default_str("preset (bench: 128,1024,2048,4096,4097,8192,16384)");
+  app.add_option("--M", o.M, "Rows (>= 1), same syntax as --H")
       ->delimiter(',')
-      ->check(CLI::IsMember({"fwd", "bwd", "add", "add-bwd"}));
-  app.add_option("--dtype", o.dtypes, "x/y dtypes: fp32,fp16,bf16")->delimiter(',')->check(CLI::IsMember(dtypes));
+      ->check(int_list)
+      ->type_name("LIST")
+      ->default_str("preset (bench: 1,16384)");
+  app.add_option("--op", o.ops, "Ops: fwd, bwd, add (residual add + norm), add-bwd")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fwd", "bwd", "add", "add-bwd"}))
+      ->default_str("fwd,bwd,add,add-bwd");
+  app.add_option("--dtype", o.dtypes, "x/y dtypes: fp32,fp16,bf16")
+      ->delimiter(',')
+      ->check(CLI::IsMember(dtypes))
+      ->default_str("fp32,fp16,bf16");
   app.add_option("--wdtype", o.wdtypes, "Weight dtypes: same (as x), fp32, fp16, bf16")
       ->delimiter(',')
-      ->check(CLI::IsMember(wdtypes));
+      ->check(CLI::IsMember(wdtypes))
+      ->default_str("same");
   app.add_option("--rdtype", o.rdtypes, "Residual-stream dtypes of add / add-bwd: same (as x), fp32, fp16, bf16")
       ->delimiter(',')
-      ->check(CLI::IsMember(wdtypes));
+      ->check(CLI::IsMember(wdtypes))
+      ->default_str("same");
   app.add_option("--eps", o.eps, "eps values (finite, > 0)")
       ->delimiter(',')
-      ->check(parses_as("EPS", [](const std::string& s) { parse_positive_double(s); }));
-  app.add_option("--kernel", o.kernels, "Kernels (default: every non-mutant kernel and auto; see `list --all`)")
+      ->check(parses_as([](const std::string& s) { parse_positive_double(s); }))
+      ->type_name("LIST")
+      ->default_str("1e-5,1e-6");
+  app.add_option("--kernel", o.kernels, "Kernels (see `list --all`; mutants only when named)")
       ->delimiter(',')
-      ->check(CLI::IsMember(kernel_names()));
-  app.add_option("--dist", o.dists, "Input distributions")->delimiter(',')->check(CLI::IsMember(dist_names()));
-  app.add_option("--layout", o.layouts, "Memory layouts")->delimiter(',')->check(CLI::IsMember(layout_names()));
-  app.add_option("--seed", o.seed, "Seed of the input generators");
-  app.add_flag("--no-check", o.no_check, "Skip validation against the fp64 reference");
-  app.add_flag("--no-time", o.no_time, "Skip timing");
-  app.add_option("--min-samples", o.min_samples, "Minimum timed samples per case")->check(CLI::Range(1, 100000));
-  app.add_option("--max-noise", o.max_noise, "Stop sampling below this relative stdev, in %")
-      ->check(CLI::Range(0.0, 100.0));
-  app.add_option("--max-time", o.max_time, "Timing budget per case, seconds")->check(CLI::Range(0.0, 3600.0));
-  app.add_option("--out", o.out_dir, "Output directory (default: results)");
-  app.add_option("--csv", o.csv, "CSV path (default: OUT/results.csv)");
-  app.add_option("--md", o.md, "Markdown report path (default: OUT/report.md)");
-  app.add_option("--device", o.device, "CUDA device index")->check(CLI::NonNegativeNumber);
-  app.add_flag("--quiet", o.quiet, "Only the summary table");
-  app.add_flag("--plots", o.plots, "Also draw PNG plots with scripts/plot.py (python3-matplotlib) and link them");
+      ->check(CLI::IsMember(kernel_names()))
+      ->default_str("every non-mutant kernel and auto");
+  app.add_option("--dist", o.dists, "Input distributions")
+      ->delimiter(',')
+      ->check(CLI::IsMember(dist_names()))
+      ->default_str("normal");
+  app.add_option("--layout", o.layouts, "Memory layouts")
+      ->delimiter(',')
+      ->check(CLI::IsMember(layout_names()))
+      ->default_str("contiguous");
+  add_parsed(app, "--seed", o.seed, parse_seed, "UINT64", "Seed of the input generators (0 to 2^64-1)",
+             std::to_string(o.seed));
+  app.add_flag("--no-check", o.no_check, "Skip validation against the fp64 reference (default: off)");
+  app.add_flag("--no-time", o.no_time, "Skip timing (default: off)");
+  add_parsed(
+      app, "--min-samples", o.min_samples, [](const std::string& s) { return parse_int_in(s, 1, 100000); }, "INT",
+      "Minimum timed samples per case (1 to 100000)", std::to_string(o.min_samples));
+  add_parsed(
+      app, "--max-noise", o.max_noise, [](const std::string& s) { return parse_double_in(s, 0.0, 100.0); }, "PCT",
+      "Stop sampling below this relative stdev, in % (0 to 100)", fmt::format("{:g}", o.max_noise));
+  add_parsed(
+      app, "--max-time", o.max_time, [](const std::string& s) { return parse_double_in(s, 0.0, 3600.0); }, "S",
+      "Timing budget per case, seconds (0 to 3600)", fmt::format("{:g}", o.max_time));
+  add_parsed(
+      app, "--max-cases", o.max_cases, [](const std::string& s) { return parse_int_in(s, 1, kMaxMaxCases); }, "N",
+      fmt::format("Refuse a sweep of more cases than this, counted before any is built (1 to {})", kMaxMaxCases),
+      std::to_string(o.max_cases));
+  add_parsed(app, "--max-device-mem", o.max_device_mem, parse_bytes, "BYTES",
+             "Device memory a case may take (inputs, outputs, guards, workspace); bytes or with a K/M/G/T suffix "
+             "(powers of 1024); a case needing more is a skip",
+             "what the device has free");
+  app.add_option("--out", o.out_dir, "Output directory");
+  app.add_option("--csv", o.csv, "CSV path")->default_str("OUT/results.csv");
+  app.add_option("--md", o.md, "Markdown report path")->default_str("OUT/report.md");
+  add_parsed(
+      app, "--device", o.device, [](const std::string& s) { return parse_int_in(s, 0, kMaxDeviceIndex); }, "INDEX",
+      fmt::format("CUDA device index (0 to {})", kMaxDeviceIndex), std::to_string(o.device));
+  app.add_flag("--quiet", o.quiet, "Only the summary table (default: off)");
+  app.add_flag("--plots", o.plots, "Also draw PNG plots with scripts/plot.py (python3-matplotlib) and link them (default: off)");
   app.add_option("--flush", o.flush,
-                 "L2 flush before each cold sample: read (default; leaves clean lines) or write "
+                 "L2 flush before each cold sample: read (leaves clean lines) or write "
                  "(memset, as nvbench/do_bench; the kernel then pays the flush's write-backs)")
       ->check(CLI::IsMember({"read", "write"}));
-  app.add_option("--shard", o.shard, "Run part I of N of the case list (0-based I), e.g. 0/4")
-      ->check(parses_as("I/N", [](const std::string& s) { parse_shard(s); }));
+  app.add_option("--shard", o.shard,
+                 fmt::format("Run part I of N of the case list (0 <= I < N <= {}), e.g. 0/4", kMaxShards))
+      ->check(parses_as([](const std::string& s) { parse_shard(s); }))
+      ->type_name("I/N")
+      ->default_str("0/1 (the whole sweep)");
   app.add_option("--cudnn-lib", o.cudnn_lib,
-                 "libcudnn.so.9 to load for the cudnn kernel (default: the dynamic loader's search path)")
-      ->check(CLI::ExistingFile);
+                 "libcudnn.so.9 to load for the cudnn kernel")
+      ->check(CLI::ExistingFile)
+      ->default_str("the dynamic loader's search path");
   app.add_option("--cudnn-engines", o.cudnn_engines,
-                 "cudnn: heuristic (cuDNN's first choice, default) or all (one row per engine config)")
+                 "cudnn: heuristic (cuDNN's first choice) or all (one row per engine config)")
       ->check(CLI::IsMember({"heuristic", "all"}));
-  app.add_option("--devices", o.devices,
-                 "Run one worker per listed GPU (each a shard of the sweep) and merge their CSVs")
+  const auto device_index = [](const std::string& s) { return parse_int_in(s, 0, kMaxDeviceIndex); };
+  app.add_option_function<std::vector<std::string>>(
+         "--devices",
+         [&o, device_index](const std::vector<std::string>& items) {
+           o.devices.clear();
+           for (const std::string& s : items) {
+             const int d = static_cast<int>(device_index(s));
+             if (std::find(o.devices.begin(), o.devices.end(), d) != o.devices.end())
+               throw CLI::ValidationError("--devices", fmt::format("device {} is listed twice: each device runs one "
+                                                                   "worker (expected distinct indices 0 to {})",
+                                                                   d, kMaxDeviceIndex));
+             o.devices.push_back(d);
+           }
+         },
+         fmt::format("Run one worker per listed GPU (distinct indices 0 to {}), each a shard of the sweep, and merge "
+                     "their CSVs",
+                     kMaxDeviceIndex))
       ->delimiter(',')
-      ->check(CLI::NonNegativeNumber)
+      ->check(parses_as(device_index))
+      ->type_name("LIST")
+      ->default_str("off")
       ->excludes("--shard")
       ->excludes("--device");
+  app.add_option("--worker-run", o.worker_run, "Set by a --devices parent for its workers")->group("");
 }
 
 int run_bench(const BenchOptions& o) {
-  if (!o.devices.empty()) return run_on_devices(o);
+  install_interrupt_handlers();
+  if (!check_outputs(o)) return kExitUsage;
+  Sweep sweep;
+  std::uint64_t n_cases = 0;
+  if (const int rc = plan_sweep(o, sweep, n_cases)) return rc;
+  if (!o.devices.empty()) return run_on_devices(o, n_cases);
   vendor::set_options({o.cudnn_lib, o.cudnn_engines == "all"});
-  const Sweep sweep = build_sweep(o);
-  std::vector<Case> cases = expand(sweep);
+  const ShardSpec shard = o.shard.empty() ? ShardSpec{} : parse_shard(o.shard);
+  const std::vector<Case> cases = expand(sweep, shard.index, shard.count);
+  const auto [csv_path, md_path] = report_paths(o);
+  RunContext ctx = base_context(o);
+  // A --devices worker leaves its context beside its CSV for the parent, whatever happens.
+  const auto tell_parent = [&](std::size_t rows) {
+    if (o.worker_run.empty()) return;
+    try {
+      write_worker_context(worker_context_path(o.out_dir), {o.worker_run, rows, ctx});
+    } catch (const std::exception& e) {
+      std::cerr << "rmsnorm-bench: worker: " << e.what() << "\n";
+    }
+  };
   if (cases.empty()) {
-    std::cerr << "rmsnorm-bench: --kernel/--op: none of the kernels given implements any of the ops given "
-                 "(see `rmsnorm-bench list`)\n";
-    return 2;
+    std::cerr << fmt::format("rmsnorm-bench: --shard {}: this shard holds no case ({} in the whole sweep); {} and "
+                             "{} are left as they were\n",
+                             o.shard, n_cases, csv_path, md_path);
+    tell_parent(0);
+    return kExitPass;
   }
-  if (!o.shard.empty()) {
-    const ShardSpec sh = parse_shard(o.shard);
-    cases = take_shard(cases, sh.index, sh.count);
-  }
+  if (const int sig = interrupt_signal()) return 128 + sig;
 
   DeviceInfo dev;
   try {
     dev = open_device(o.device);
-  } catch (const NoDeviceError& e) {
+  } catch (const std::exception& e) {  // NoDeviceError, or a CudaError while describing it
     std::cerr << "rmsnorm-bench: " << e.what() << "\n";
-    return 3;
-  } catch (const CudaError& e) {
-    std::cerr << "rmsnorm-bench: " << e.what() << "\n";
-    return 3;
+    std::cerr << fmt::format("rmsnorm-bench: no case ran: {} and {} are left as they were\n", csv_path, md_path);
+    tell_parent(0);
+    return kExitNoDevice;
   }
 
-  namespace fs = std::filesystem;
-  const auto [csv_path, md_path] = report_paths(o);
-  std::unique_ptr<CsvWriter> csv;
+  std::unique_ptr<PendingCsv> csv;
   try {
-    for (const std::string& p : {csv_path, md_path}) {
-      const fs::path parent = fs::path(p).parent_path();
-      if (!parent.empty()) fs::create_directories(parent);
-    }
-    csv = std::make_unique<CsvWriter>(csv_path);
+    csv = std::make_unique<PendingCsv>(csv_path);
   } catch (const std::exception& e) {
-    std::cerr << "rmsnorm-bench: --out/--csv/--md: " << e.what() << "\n";
-    return 2;
+    std::cerr << "rmsnorm-bench: --csv: " << e.what() << "\n";
+    return kExitHostError;
   }
 
   RunConfig cfg;
@@ -347,8 +489,8 @@ int run_bench(const BenchOptions& o) {
   cfg.timing.max_noise_pct = o.max_noise;
   cfg.timing.max_time_s = o.max_time;
   cfg.timing.flush = o.flush == "write" ? FlushMode::write : FlushMode::read;
+  cfg.max_device_bytes = o.max_device_mem;
 
-  RunContext ctx = base_context(o);
   ctx.gpu = dev.name;
   ctx.cc = dev.cc;
   ctx.sms = dev.sms;
@@ -358,8 +500,18 @@ int run_bench(const BenchOptions& o) {
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   std::vector<Record> records;
-  int code = 0;
-  try {
+  SweepOutput out;
+  out.md_path = md_path;
+  out.planned = cases.size();
+  out.progress = [&](const Record& r) {
+    if (o.quiet) return;
+    if (tty)
+      std::cerr << "\r" << progress_line(records.size(), cases.size(), r) << "\033[K" << std::flush;
+    else
+      std::cerr << progress_line(records.size(), cases.size(), r) << "\n";
+  };
+  if (o.plots) out.before_report = [&](RunContext& c) { c.plots = make_plots(csv_path, md_path, records, o.quiet); };
+  const auto run = [&](const std::function<void(const Record&)>& sink) {
     Runner runner(dev, cfg);
     if (!o.quiet)
       std::cerr << fmt::format("rmsnorm-bench {} ({}) on {} (cc {}, {} SMs): {} cases\n", RB_VERSION, RB_COMMIT,
@@ -369,37 +521,15 @@ int run_bench(const BenchOptions& o) {
       if (!o.quiet)
         std::cerr << fmt::format("copy ceiling: {:.0f} GB/s (read + write; L2 flush: {})\n", ctx.copy_gbps, o.flush);
     }
-    runner.run(cases, [&](const Record& r) {
-      csv->write(r);
-      records.push_back(r);
-      if (o.quiet) return;
-      if (tty)
-        std::cerr << "\r" << progress_line(records.size(), cases.size(), r) << "\033[K" << std::flush;
-      else
-        std::cerr << progress_line(records.size(), cases.size(), r) << "\n";
-    });
+    throw_if_interrupted();
+    runner.run(cases, sink);
     if (tty && !o.quiet) std::cerr << "\n";
-  } catch (const CudaError& e) {
-    if (tty && !o.quiet) std::cerr << "\n";
-    std::cerr << "rmsnorm-bench: CUDA error aborted the run: " << e.what() << "\n"
-              << "rmsnorm-bench: " << records.size() << " completed row(s) are in " << csv_path << "\n";
-    code = 4;
-  }
-
-  ctx.timing_note = fmt::format(
-      "cold samples, L2 flushed by a {} of 2x L2 before each; >= {} samples, stop below {}% noise or after {} s "
-      "per case; CUDA-graph replay for M <= 256",
-      o.flush == "write" ? "memset" : "read", o.min_samples, o.max_noise, o.max_time);
-  if (o.plots) ctx.plots = make_plots(csv_path, md_path, records, o.quiet);
-  try {
-    write_markdown_atomic(md_path, markdown_report(ctx, records));
-  } catch (const std::exception& e) {
-    std::cerr << "rmsnorm-bench: --md: " << e.what() << "\n";
-    if (code == 0) code = 2;
-  }
+  };
+  int code = run_and_publish(run, *csv, out, ctx, records);
+  tell_parent(csv->committed() ? records.size() : 0);
   std::cout << summary_table(records);
-  std::cout << "reports: " << csv_path << ", " << md_path << "\n";
-  if (code == 0 && any_failed(records)) code = 1;
+  if (!records.empty()) std::cout << "reports: " << csv_path << ", " << md_path << "\n";
+  if (code == kExitPass && any_failed(records)) code = kExitFail;
   return code;
 }
 

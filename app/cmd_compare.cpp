@@ -1,8 +1,10 @@
 #include "app/cmd_compare.h"
 
+#include "app/cli_checks.h"
+#include "app/lists.h"
+
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <vector>
@@ -13,16 +15,6 @@
 
 namespace rb {
 namespace {
-
-// CLI::Range lets NaN through (every comparison with it is false).
-const CLI::Validator kFinite(
-    [](std::string& s) {
-      double v = 0;
-      if (CLI::detail::lexical_cast(s, v) && !std::isfinite(v))
-        return fmt::format("'{}' is not a finite number", s);
-      return std::string();
-    },
-    "");
 
 void print_error(const std::string& message) { fmt::print(stderr, "rmsnorm-bench compare: {}\n", message); }
 
@@ -39,15 +31,15 @@ CLI::App* setup_compare(CLI::App& app, CompareCmdOptions& o) {
   sub->add_option("CURRENT", o.current, "Current CSV (schema rmsnorm-bench/2 or /1)")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("--max-slowdown", o.compare.max_slowdown_pct,
-                  "Bandwidth drop in % that fails the gate when it also exceeds both rows' noise added")
-      ->capture_default_str()
-      ->check(kFinite)
-      ->check(CLI::Range(0.0, 1000.0));
-  sub->add_option("--md", o.md, "Also write a markdown report here");
+  add_parsed(
+      *sub, "--max-slowdown", o.compare.max_slowdown_pct,
+      [](const std::string& s) { return parse_double_in(s, 0.0, 1000.0); }, "PCT",
+      "Bandwidth drop in % (0 to 1000) that fails the gate when it also exceeds both rows' noise added",
+      fmt::format("{:g}", o.compare.max_slowdown_pct));
+  sub->add_option("--md", o.md, "Also write a markdown report here")->default_str("none");
   sub->add_flag("--allow-missing", o.compare.allow_missing,
-                "A baseline case absent from CURRENT is listed, not a regression");
-  sub->add_flag("--ignore-gpu", o.compare.ignore_gpu, "Compare files measured on different GPUs");
+                "A baseline case absent from CURRENT is listed, not a regression (default: off)");
+  sub->add_flag("--ignore-gpu", o.compare.ignore_gpu, "Compare files measured on different GPUs (default: off)");
   return sub;
 }
 

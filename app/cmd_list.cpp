@@ -8,7 +8,7 @@ namespace rb {
 
 CLI::App* setup_list(CLI::App& app, ListOptions& o) {
   CLI::App* sub = app.add_subcommand("list", "List kernels and what each supports");
-  sub->add_flag("--all", o.all, "Also list the mutants (deliberately wrong kernels)");
+  sub->add_flag("--all", o.all, "Also list the mutants (deliberately wrong kernels) (default: off)");
   return sub;
 }
 

@@ -23,7 +23,8 @@ CLI::App* setup_merge(CLI::App& app, MergeOptions& o) {
       "merge", "Merge CSVs (e.g. the shards of a sweep) into one; identical repeated rows are kept once");
   sub->add_option("INPUTS", o.inputs, "CSV files (schema rmsnorm-bench/2 or /1), in order; the output is /2")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)
+      ->default_str("");
   sub->add_option("-o,--output", o.output, "The merged CSV")->required();
   return sub;
 }

@@ -2,12 +2,15 @@
 // subcommands; each lives in its own file.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <new>
 #include <rb_version.h>
 
 #include "app/cmd_bench.h"
 #include "app/cmd_compare.h"
 #include "app/cmd_list.h"
 #include "app/cmd_merge.h"
+#include "app/exit_codes.h"
+#include "harness/cuda_check.h"
 #include "kernels/plugin.h"
 #include "kernels/vendor/vendor.h"
 
@@ -47,7 +50,10 @@ bool load_plugins(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   CLI::App app{"rmsnorm-bench: validate and benchmark GPU RMSNorm kernels against an fp64 reference.\n"
-               "With no subcommand, runs a sweep (exit 0 pass, 1 fail, 2 bad input, 3 no GPU, 4 CUDA error)."};
+               "With no subcommand, runs a sweep (exit 0 pass, 1 fail, 2 bad input, 3 no GPU, 4 CUDA error, "
+               "5 host error, 130/143 interrupted by SIGINT/SIGTERM)."};
+  // --help shows every option's default.
+  app.option_defaults()->always_capture_default();
   app.set_version_flag("--version", std::string("rmsnorm-bench ") + RB_VERSION + " commit=" + RB_COMMIT);
   if (!load_plugins(argc, argv)) return 2;
   std::vector<std::string> plugins;  // already loaded; declared so --help shows it
@@ -55,7 +61,8 @@ int main(int argc, char** argv) {
     a.add_option("--plugin", plugins,
                  "Load user kernels from a shared library (C ABI: include/rmsnorm_bench_plugin.h); "
                  "registers plugin:<name> kernels. Repeatable")
-        ->check(CLI::ExistingFile);
+        ->check(CLI::ExistingFile)
+        ->default_str("none");
   };
   add_plugin_option(app);
   rb::BenchOptions bench;
@@ -83,9 +90,15 @@ int main(int argc, char** argv) {
     return rb::run_bench(bench);
   } catch (const std::invalid_argument& e) {
     std::cerr << "rmsnorm-bench: " << e.what() << "\n";
-    return 2;
+    return rb::kExitUsage;
+  } catch (const rb::CudaError& e) {
+    std::cerr << "rmsnorm-bench: CUDA error: " << e.what() << "\n";
+    return rb::kExitCudaError;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "rmsnorm-bench: out of host memory (std::bad_alloc); this is not a CUDA error\n";
+    return rb::kExitHostError;
   } catch (const std::exception& e) {
     std::cerr << "rmsnorm-bench: " << e.what() << "\n";
-    return 4;
+    return rb::kExitHostError;
   }
 }

@@ -1,6 +1,7 @@
 #include "harness/case.h"
 
-#include <set>
+#include <algorithm>
+#include <limits>
 #include <tuple>
 
 #include "kernels/registry.h"
@@ -41,37 +42,127 @@ bool Case::same_data(const Case& o) const {
          std::tie(o.op, o.dtype, o.wdtype, o.rdtype, o.M, o.H, o.layout, o.dist, o.seed);
 }
 
-std::vector<Case> expand(const Sweep& s) {
+namespace {
+
+// The list without repeats, in order of first appearance.
+template <class T>
+std::vector<T> unique_in_order(const std::vector<T>& v) {
+  std::vector<T> out;
+  for (const T& x : v)
+    if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  return out;
+}
+
+// The sweep's lists without repeats, and per op the kernels that implement it: every loop of
+// the expansion then yields distinct cases, so counting is a product and the data groups of
+// a shard can be picked without building the others.
+struct UniqueSweep {
+  std::vector<Op> ops;
+  std::vector<DType> dtypes;
+  std::vector<std::int64_t> Hs, Ms;
+  std::vector<Layout> layouts;
+  std::vector<Dist> dists;
+  std::vector<double> eps;
+  std::vector<std::string> kernels;
+
+  explicit UniqueSweep(const Sweep& s)
+      : ops(unique_in_order(s.ops)),
+        dtypes(unique_in_order(s.dtypes)),
+        Hs(unique_in_order(s.Hs)),
+        Ms(unique_in_order(s.Ms)),
+        layouts(unique_in_order(s.layouts)),
+        dists(unique_in_order(s.dists)),
+        eps(unique_in_order(s.eps)),
+        kernels(unique_in_order(s.kernels)) {}
+
+  // A (kernel, op) pair the kernel does not implement is no case at all (warp-row has no
+  // backward): listing it as a skip in every sweep would bury the real skips.
+  std::vector<std::string> kernels_for(Op op) const {
+    std::vector<std::string> out;
+    for (const std::string& k : kernels)
+      if (const KernelInfo* ki = find_kernel(k); !ki || ki->has_op(op)) out.push_back(k);
+    return out;
+  }
+};
+
+// The weight (or residual) dtypes the choices resolve to for x dtype dt, without repeats.
+std::vector<DType> resolved(const std::vector<WDtypeChoice>& choices, DType dt) {
+  std::vector<DType> out;
+  for (const WDtypeChoice& c : choices)
+    if (std::find(out.begin(), out.end(), c.resolve(dt)) == out.end()) out.push_back(c.resolve(dt));
+  return out;
+}
+
+std::vector<DType> residual_dtypes(const Sweep& s, Op op, DType dt) {
+  // An op without a residual stream has one: x's dtype, whatever --rdtype says.
+  if (!has_residual(op)) return s.rdtypes.empty() ? std::vector<DType>{} : std::vector<DType>{dt};
+  return resolved(s.rdtypes, dt);
+}
+
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::uint64_t>::max() : r;
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::uint64_t>::max() : r;
+}
+
+}  // namespace
+
+std::uint64_t count_cases(const Sweep& s) {
+  const UniqueSweep u(s);
+  std::uint64_t total = 0;
+  for (Op op : u.ops) {
+    const std::uint64_t kernels = u.kernels_for(op).size();
+    for (DType dt : u.dtypes) {
+      std::uint64_t n = saturating_mul(resolved(s.wdtypes, dt).size(), residual_dtypes(s, op, dt).size());
+      for (std::uint64_t f : {std::uint64_t(u.Hs.size()), std::uint64_t(u.Ms.size()),
+                              std::uint64_t(u.layouts.size()), std::uint64_t(u.dists.size()), std::uint64_t(u.eps.size()), kernels})
+        n = saturating_mul(n, f);
+      total = saturating_add(total, n);
+    }
+  }
+  return total;
+}
+
+std::vector<Case> expand(const Sweep& s) { return expand(s, 0, 1); }
+
+std::vector<Case> expand(const Sweep& s, int shard_index, int shard_count) {
+  const UniqueSweep u(s);
   std::vector<Case> out;
-  std::set<decltype(Case{}.key())> seen;
-  for (Op op : s.ops)
-    for (DType dt : s.dtypes)
-      for (const WDtypeChoice& wc : s.wdtypes)
-        for (const RDtypeChoice& rc : s.rdtypes)
-          for (std::int64_t H : s.Hs)
-            for (std::int64_t M : s.Ms)
-              for (Layout lay : s.layouts)
-                for (Dist d : s.dists)
-                  for (double e : s.eps)
-                    for (const std::string& k : s.kernels) {
-                      // A (kernel, op) pair the kernel does not implement is no case at all
-                      // (warp-row has no backward): listing it as a skip in every sweep
-                      // would bury the real skips.
-                      if (const KernelInfo* ki = find_kernel(k); ki && !ki->has_op(op)) continue;
+  if (u.eps.empty()) return out;
+  std::int64_t group = -1;  // data groups so far: one per (op, dtypes, H, M, layout, dist)
+  for (Op op : u.ops) {
+    const std::vector<std::string> kernels = u.kernels_for(op);
+    if (kernels.empty()) continue;
+    for (DType dt : u.dtypes)
+      for (DType wd : resolved(s.wdtypes, dt))
+        for (DType rd : residual_dtypes(s, op, dt))
+          for (std::int64_t H : u.Hs)
+            for (std::int64_t M : u.Ms)
+              for (Layout lay : u.layouts)
+                for (Dist d : u.dists) {
+                  if (++group % shard_count != shard_index) continue;
+                  for (double e : u.eps)
+                    for (const std::string& k : kernels) {
                       Case c;
                       c.op = op;
                       c.kernel = k;
                       c.dtype = dt;
-                      c.wdtype = wc.resolve(dt);
-                      c.rdtype = has_residual(op) ? rc.resolve(dt) : dt;
+                      c.wdtype = wd;
+                      c.rdtype = rd;
                       c.M = M;
                       c.H = H;
                       c.layout = lay;
                       c.eps = e;
                       c.dist = d;
                       c.seed = s.seed;
-                      if (seen.insert(c.key()).second) out.push_back(std::move(c));
+                      out.push_back(std::move(c));
                     }
+                }
+  }
   return out;
 }
 

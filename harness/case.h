@@ -78,6 +78,14 @@ struct Sweep {
 // with the ops it implements.
 std::vector<Case> expand(const Sweep& s);
 
+// Only shard `shard_index` of `shard_count` of expand(s): the same cases as
+// take_shard(expand(s), shard_index, shard_count), in the same order, without building the
+// other shards' cases.
+std::vector<Case> expand(const Sweep& s, int shard_index, int shard_count);
+
+// expand(s).size(), counted without building a case (saturates at the largest uint64).
+std::uint64_t count_cases(const Sweep& s);
+
 // Shard `index` of `count` (0 <= index < count): the cases of every count-th data group
 // (a run of adjacent cases sharing inputs), starting at group `index`. The shards of one
 // case list are disjoint and together hold every case once, each shard keeps the list's

@@ -6,7 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <filesystem>
 #include <ostream>
 #include <regex>
@@ -66,6 +69,9 @@ TEST_P(CliBadInput, ExitsTwoNamingTheOption) {
         << r.output;
   // Rejected while parsing: never reaches the device.
   EXPECT_EQ(r.output.find("CUDA"), std::string::npos) << r.output;
+  // No refusal quotes a limit of 1.8e308 or calls a number "not a number" unless it is not one.
+  EXPECT_EQ(r.output.find("179769"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("1.79769"), std::string::npos) << r.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -90,7 +96,46 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"shard_index_too_big", {"--shard", "2/2"}, {"--shard", "2/2"}},
                       BadInput{"shard_not_a_fraction", {"--shard", "x"}, {"--shard", "I/N"}},
                       BadInput{"devices_with_shard", {"--devices", "0", "--shard", "0/2"}, {"--devices", "--shard"}},
-                      BadInput{"flush_unknown", {"--flush", "sideways"}, {"--flush", "read,write"}}),
+                      BadInput{"flush_unknown", {"--flush", "sideways"}, {"--flush", "read,write"}},
+                      // Numbers range-checked before they are narrowed, each refusal naming the
+                      // option, the accepted form and the limit.
+                      BadInput{"devices_repeated", {"--devices", "0,0"}, {"--devices", "twice", "0 to 1023"}},
+                      BadInput{"devices_repeated_apart", {"--devices", "1,0,1"}, {"--devices", "device 1"}},
+                      BadInput{"devices_negative", {"--devices", "-1"}, {"--devices", "0 to 1023"}},
+                      BadInput{"device_negative", {"--device", "-1"}, {"--device", "'-1'", "0 to 1023"}},
+                      BadInput{"device_beyond_int", {"--device", "4294967296"}, {"--device", "0 to 1023"}},
+                      BadInput{"max_noise_nan", {"--max-noise", "nan"}, {"--max-noise", "finite", "0 to 100"}},
+                      BadInput{"max_noise_inf", {"--max-noise", "inf"}, {"--max-noise", "0 to 100"}},
+                      BadInput{"max_time_nan", {"--max-time", "nan"}, {"--max-time", "finite", "0 to 3600"}},
+                      BadInput{"max_time_negative", {"--max-time", "-1"}, {"--max-time", "0 to 3600"}},
+                      BadInput{"shard_index_beyond_32_bits", {"--shard", "4294967297/3"}, {"--shard", "I/N", "100000"}},
+                      BadInput{"shard_count_beyond_32_bits", {"--shard", "1/4294967297"}, {"--shard", "100000"}},
+                      BadInput{"seed_negative", {"--seed", "-1"}, {"--seed", "18446744073709551615"}},
+                      BadInput{"seed_beyond_64_bits", {"--seed", "18446744073709551616"}, {"--seed", "out of range"}},
+                      BadInput{"min_samples_exponent", {"--min-samples", "1e3"}, {"--min-samples", "integer", "100000"}},
+                      BadInput{"eps_underflow", {"--eps", "1e-400"}, {"--eps", "too small", "> 0"}},
+                      BadInput{"eps_overflow", {"--eps", "1e400"}, {"--eps", "too large", "> 0"}},
+                      BadInput{"max_device_mem_suffix", {"--max-device-mem", "8X"}, {"--max-device-mem", "K, M, G or T"}},
+                      BadInput{"max_device_mem_zero", {"--max-device-mem", "0"}, {"--max-device-mem", "from 1"}},
+                      BadInput{"max_device_mem_overflow", {"--max-device-mem", "9000000T"}, {"--max-device-mem", "out of range"}},
+                      BadInput{"max_cases_zero", {"--max-cases", "0"}, {"--max-cases", "1 to 10000000"}},
+                      BadInput{"max_slowdown_nan", {"compare", "/dev/null", "/dev/null", "--max-slowdown", "nan"},
+                               {"--max-slowdown", "0 to 1000"}},
+                      // Planning: counted before anything is built.
+                      BadInput{"H_range_too_long", {"--H", "1:1000000:+1"}, {"--H", "1000000 values", "100000"}},
+                      BadInput{"H_range_astronomic", {"--H", "1:9223372036854775807:+1"}, {"--H", "100000"}},
+                      BadInput{"too_many_cases", {"--H", "1:100000:+1", "--M", "1:3:+1"}, {"--max-cases", "100000"}},
+                      BadInput{"too_many_cases_sharded",
+                               {"--H", "1:100000:+1", "--M", "1:3:+1", "--shard", "0/1000"}, {"--max-cases"}},
+                      BadInput{"too_many_cases_devices", {"--H", "1:100000:+1", "--M", "1:3:+1", "--devices", "0,1"},
+                               {"--max-cases"}},
+                      BadInput{"too_many_cases_low_limit", {"--H", "128,256", "--max-cases", "10"}, {"--max-cases 10"}},
+                      // Output paths: created and test-written before any GPU work.
+                      BadInput{"out_under_a_file", {"--out", "/dev/null/results"}, {"--out", "/dev/null"}},
+                      BadInput{"csv_in_proc", {"--csv", "/proc/rb-nope/results.csv"}, {"--csv", "/proc/rb-nope"}},
+                      BadInput{"md_is_a_directory", {"--md", "/tmp"}, {"--md", "directory"}},
+                      BadInput{"csv_and_md_same", {"--csv", "/tmp/rb-same.out", "--md", "/tmp/rb-same.out"},
+                               {"--csv/--md"}}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
 
 // ---------------------------------------------------------------------------------------
@@ -109,6 +154,38 @@ TEST_F(CliTest, HelpListsEveryOptionAndTheListSubcommand) {
   }
   EXPECT_TRUE(std::regex_search(r.output, std::regex("\\slist\\s"))) << "--help does not list `list`:\n"
                                                                      << r.output;
+}
+
+// Every option of every subcommand shows its default (or, for a flag, says it is off).
+TEST_F(CliTest, HelpShowsEveryDefault) {
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"--help"}, {"list", "--help"}, {"compare", "--help"}, {"merge", "--help"}}) {
+    const RunResult r = run_bench(cmd);
+    EXPECT_EQ(r.status, 0) << r.output;
+    std::istringstream in(r.output);
+    std::string line;
+    int options = 0;
+    while (std::getline(in, line)) {
+      if (line.rfind("  -", 0) != 0) continue;
+      if (line.find("--help") != std::string::npos || line.find("--version") != std::string::npos) continue;
+      ++options;
+      std::string text = line;
+      // The description may sit on the next line.
+      if (line.find("(default: off)") == std::string::npos && line.find('=') == std::string::npos) {
+        std::string next;
+        if (std::getline(in, next)) text += next;
+      }
+      EXPECT_TRUE(text.find('=') != std::string::npos || text.find("(default: off)") != std::string::npos ||
+                  text.find("REQUIRED") != std::string::npos)
+          << joined(cmd) << ": no default shown: " << text;
+    }
+    EXPECT_GT(options, 0) << r.output;
+  }
+  const RunResult r = run_bench({"--help"});
+  for (const char* shown : {"--max-cases N=100000", "--seed UINT64=24301", "--max-noise PCT=0.5", "--max-time S=0.1",
+                            "--min-samples INT=10", "--out TEXT=results", "--max-device-mem BYTES=what the device has free",
+                            "--device INDEX=0", "--preset TEXT:{bench,validation}=bench"})
+    EXPECT_NE(r.output.find(shown), std::string::npos) << shown << "\n" << r.output;
 }
 
 TEST_F(CliTest, VersionPrintsCommit) {
@@ -168,21 +245,89 @@ TEST_F(CliTest, NoDeviceExitsThreeNamingTheCudaError) {
   EXPECT_NE(r.output.find("CUDA"), std::string::npos) << r.output;
 }
 
-// --devices: each worker is a process of its own; a worker's exit 3 reaches the parent's exit
-// code, and the parent still writes a (merged, empty) CSV and report.
-TEST_F(CliTest, DevicesPassesWorkersNoDeviceExitThrough) {
-  std::string why;
-  if (cuda_device_available(&why))
-    GTEST_SKIP() << "a CUDA device is usable here, so the no-device exit path cannot be exercised";
-  const fs::path out = fs::path(::testing::TempDir()) / ("rb_cli_devices_" + std::to_string(::getpid()));
-  fs::remove_all(out);
-  const RunResult r = run_bench({"--devices", "0,1", "--H", "128", "--M", "1", "--dtype", "bf16", "--out", out.string()});
+// A run that measured nothing never replaces earlier results: not the single-device run, not
+// a --devices run whose workers cannot start, and no stale shard of an earlier run is merged.
+class CliNoDevice : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    std::string why;
+    if (cuda_device_available(&why))
+      GTEST_SKIP() << "a CUDA device is usable here, so the no-device exit path cannot be exercised";
+    out_ = fs::path(::testing::TempDir()) /
+           ("rb_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(out_);
+    fs::create_directories(out_);
+    put(out_ / "results.csv", kOld);
+    put(out_ / "report.md", "earlier report\n");
+  }
+  void TearDown() override { fs::remove_all(out_); }
+
+  static void put(const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  }
+  static std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  void expect_untouched(const std::string& output) const {
+    EXPECT_EQ(slurp(out_ / "results.csv"), kOld) << output;
+    EXPECT_EQ(slurp(out_ / "report.md"), "earlier report\n") << output;
+    EXPECT_NE(output.find("left as they were"), std::string::npos) << output;
+    for (const auto& e : fs::recursive_directory_iterator(out_)) {
+      const std::string n = e.path().filename().string();
+      EXPECT_TRUE(n.find(".partial.") == std::string::npos && n.find(".tmp.") == std::string::npos &&
+                  n.find("probe") == std::string::npos)
+          << "left behind: " << e.path();
+    }
+  }
+
+  const std::string kOld = "schema,gpu\nrmsnorm-bench/2,earlier run with 1428 rows\n";
+  fs::path out_;
+};
+
+TEST_F(CliNoDevice, SingleRunKeepsEarlierResults) {
+  const RunResult r = run_bench({"--H", "128", "--M", "1", "--dtype", "bf16", "--out", out_.string()});
   EXPECT_EQ(r.status, 3) << r.output;
-  EXPECT_NE(r.output.find("shard 0/2"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("shard 1/2"), std::string::npos) << r.output;
-  EXPECT_TRUE(fs::exists(out / "results.csv")) << r.output;
-  EXPECT_TRUE(fs::exists(out / "report.md")) << r.output;
-  fs::remove_all(out);
+  expect_untouched(r.output);
+}
+
+TEST_F(CliNoDevice, DevicesRunKeepsEarlierResults) {
+  for (const char* devices : {"0", "0,1"}) {
+    const RunResult r =
+        run_bench({"--devices", devices, "--H", "128", "--M", "1", "--dtype", "bf16", "--out", out_.string()});
+    EXPECT_EQ(r.status, 3) << r.output;
+    EXPECT_NE(r.output.find("shard 0/"), std::string::npos) << r.output;
+    expect_untouched(r.output);
+  }
+}
+
+TEST_F(CliNoDevice, StaleShardOfAnEarlierRunIsNotMerged) {
+  // What an earlier --devices run left in shards/0: a CSV with a row, its context file.
+  put(out_ / "shards" / "0" / "results.csv", slurp(fs::path(RB_SOURCE_DIR) / "reports" / "baselines" / "h200.csv"));
+  put(out_ / "shards" / "0" / "worker-context.txt",
+      "format=rmsnorm-bench-worker-context/1\nrun_id=an-earlier-run\nrows=1428\ngpu=NVIDIA H200\n");
+  const RunResult r =
+      run_bench({"--devices", "0", "--H", "128", "--M", "1", "--dtype", "bf16", "--out", out_.string()});
+  EXPECT_EQ(r.status, 3) << r.output;
+  expect_untouched(r.output);
+}
+
+// The planning limit holds for a sweep of many cases taken in shards: only the shard's part
+// is built, so it reaches the device check at once.
+TEST_F(CliNoDevice, LargeSweepShardIsBuiltAlone) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunResult r = run_bench({"--H", "1:100000:+1", "--M", "1:3:+1", "--op", "fwd", "--kernel", "naive",
+                                 "--dtype", "bf16", "--max-cases", "1000000", "--shard", "0/1000", "--out",
+                                 out_.string()});
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_LT(s, 20.0) << r.output;
+  expect_untouched(r.output);
 }
 
 }  // namespace
