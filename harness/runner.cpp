@@ -586,7 +586,12 @@ void Runner::run(const std::vector<Case>& cases, const RecordSink& sink) {
         Record err = base_record(dev_, c);
         err.status = Status::error;
         err.reason = e.what();
-        sink(err);
+        try {
+          sink(err);
+        } catch (...) {
+          // The CUDA error outranks what the sink threw (an interruption that arrived just
+          // now): the run ends as aborted by it.
+        }
         throw;
       }
       sink(r);
