@@ -43,18 +43,6 @@ std::vector<std::string> kernel_names() {
   return v;
 }
 
-std::vector<std::string> dist_names() {
-  std::vector<std::string> v;
-  for (Dist d : ref::all_dists()) v.emplace_back(ref::dist_name(d));
-  return v;
-}
-
-std::vector<std::string> layout_names() {
-  std::vector<std::string> v;
-  for (Layout l : all_layouts()) v.emplace_back(layout_name(l));
-  return v;
-}
-
 std::string now_utc() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -312,8 +300,9 @@ int run_on_devices(const BenchOptions& o, std::uint64_t n_cases) {
 }  // namespace
 
 void setup_bench(CLI::App& app, BenchOptions& o) {
-  const std::vector<std::string> dtypes{"fp32", "fp16", "bf16"};
-  const std::vector<std::string> wdtypes{"same", "fp32", "fp16", "bf16"};
+  const std::vector<std::string> dtypes = all_names<DType>();
+  std::vector<std::string> wdtypes{"same"};
+  wdtypes.insert(wdtypes.end(), dtypes.begin(), dtypes.end());
   auto int_list = parses_as([](const std::string& s) { count_int_item(s, 1); });
   app.add_option("--preset", o.preset, "Base sweep the other options override: bench or validation")
       ->check(CLI::IsMember({"bench", "validation"}));
@@ -332,7 +321,7 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
       ->default_str("preset (bench: 1,16384)");
   app.add_option("--op", o.ops, "Ops: fwd, bwd, add (residual add + norm), add-bwd")
       ->delimiter(',')
-      ->check(CLI::IsMember({"fwd", "bwd", "add", "add-bwd"}))
+      ->check(CLI::IsMember(all_names<Op>()))
       ->default_str("fwd,bwd,add,add-bwd");
   app.add_option("--dtype", o.dtypes, "x/y dtypes: fp32,fp16,bf16")
       ->delimiter(',')
@@ -357,11 +346,11 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
       ->default_str("every non-mutant kernel and auto");
   app.add_option("--dist", o.dists, "Input distributions")
       ->delimiter(',')
-      ->check(CLI::IsMember(dist_names()))
+      ->check(CLI::IsMember(all_names<Dist>()))
       ->default_str("normal");
   app.add_option("--layout", o.layouts, "Memory layouts")
       ->delimiter(',')
-      ->check(CLI::IsMember(layout_names()))
+      ->check(CLI::IsMember(all_names<Layout>()))
       ->default_str("contiguous");
   add_parsed(app, "--seed", o.seed, parse_seed, "UINT64", "Seed of the input generators (0 to 2^64-1)",
              std::to_string(o.seed));

@@ -8,29 +8,6 @@
 
 namespace rb {
 
-std::string_view layout_name(Layout l) {
-  switch (l) {
-    case Layout::contiguous:
-      return "contiguous";
-    case Layout::strided:
-      return "strided";
-    case Layout::misaligned:
-      return "misaligned";
-  }
-  return "?";
-}
-
-std::optional<Layout> parse_layout(std::string_view s) {
-  for (Layout l : all_layouts())
-    if (layout_name(l) == s) return l;
-  return std::nullopt;
-}
-
-const std::vector<Layout>& all_layouts() {
-  static const std::vector<Layout> v{Layout::contiguous, Layout::strided, Layout::misaligned};
-  return v;
-}
-
 std::int64_t layout_stride(Layout l, std::int64_t H) {
   return l == Layout::strided ? (H + 15) / 16 * 16 + 16 : H;
 }

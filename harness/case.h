@@ -14,13 +14,6 @@
 
 namespace rb {
 
-using ref::Dist;
-
-enum class Layout { contiguous, strided, misaligned };
-
-std::string_view layout_name(Layout l);
-std::optional<Layout> parse_layout(std::string_view s);
-const std::vector<Layout>& all_layouts();
 
 // Row stride (elements) and base offset (elements) each layout uses for a row of H.
 //   contiguous  stride H,                          offset 0

@@ -1,5 +1,5 @@
-// Vocabulary shared by the kernels and their callers: element types, ops and the
-// launch-argument structs of each op family. Plain C++ (no CUDA headers) so host-only code
+// The launch-argument structs of each op family, shared by the kernels and their callers
+// (the names of dtypes and ops: core/names.h). Plain C++ (no CUDA headers) so host-only code
 // can include it.
 #pragma once
 
@@ -9,59 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/names.h"
+
 namespace rb {
-
-enum class DType { f32, f16, bf16 };
-
-inline constexpr std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 2; }
-
-inline constexpr std::string_view dtype_name(DType t) {
-  switch (t) {
-    case DType::f32:
-      return "fp32";
-    case DType::f16:
-      return "fp16";
-    case DType::bf16:
-      return "bf16";
-  }
-  return "?";
-}
-
-inline std::optional<DType> parse_dtype(std::string_view s) {
-  if (s == "fp32") return DType::f32;
-  if (s == "fp16") return DType::f16;
-  if (s == "bf16") return DType::bf16;
-  return std::nullopt;
-}
-
-// fwd: y = rmsnorm(x) * w.  bwd: dx, dw from x, w, dy and the saved rrms.
-// add: s = x + r, y = rmsnorm(s) * w, s written back (the residual stream).
-// add_bwd: the backward of add, with the residual stream's own gradient ds_out.
-enum class Op { fwd, bwd, add, add_bwd };
-
-inline constexpr std::string_view op_name(Op op) {
-  switch (op) {
-    case Op::fwd:
-      return "fwd";
-    case Op::bwd:
-      return "bwd";
-    case Op::add:
-      return "add";
-    case Op::add_bwd:
-      return "add-bwd";
-  }
-  return "?";
-}
-
-inline std::optional<Op> parse_op(std::string_view s) {
-  for (Op op : {Op::fwd, Op::bwd, Op::add, Op::add_bwd})
-    if (op_name(op) == s) return op;
-  return std::nullopt;
-}
-
-// Ops that carry a residual stream (and so a residual dtype).
-inline constexpr bool has_residual(Op op) { return op == Op::add || op == Op::add_bwd; }
-inline constexpr bool is_backward(Op op) { return op == Op::bwd || op == Op::add_bwd; }
 
 // y[r, c] = x[r, c] * rsqrt(mean_c(x[r, :]^2) + eps) * w[c], accumulated in fp32.
 // Row r of x starts at x + r * x_stride elements (likewise y). y has x's dtype.

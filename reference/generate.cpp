@@ -108,30 +108,6 @@ OutlierColumns pick_outlier_columns(std::uint64_t seed, std::int64_t row, std::i
 
 }  // namespace
 
-std::string_view dist_name(Dist d) {
-  switch (d) {
-    case Dist::normal: return "normal";
-    case Dist::large: return "large";
-    case Dist::tiny: return "tiny";
-    case Dist::offset: return "offset";
-    case Dist::outlier: return "outlier";
-    case Dist::zero_row: return "zero-row";
-  }
-  throw std::invalid_argument("dist_name: unknown Dist value " + std::to_string(static_cast<int>(d)));
-}
-
-std::optional<Dist> parse_dist(std::string_view s) {
-  for (Dist d : all_dists())
-    if (dist_name(d) == s) return d;
-  return std::nullopt;
-}
-
-const std::vector<Dist>& all_dists() {
-  static const std::vector<Dist> dists = {Dist::normal, Dist::large,   Dist::tiny,
-                                          Dist::offset, Dist::outlier, Dist::zero_row};
-  return dists;
-}
-
 bool is_zero_row(std::int64_t row) { return row % 5 == 1; }
 
 template <class T>

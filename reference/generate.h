@@ -8,15 +8,16 @@
 #include <string_view>
 #include <vector>
 
+#include "core/names.h"
 #include "reference/host_dtype.h"
 
 namespace rb::ref {
 
-enum class Dist { normal, large, tiny, offset, outlier, zero_row };
-
-std::string_view dist_name(Dist d);
-std::optional<Dist> parse_dist(std::string_view s);
-const std::vector<Dist>& all_dists();
+// The distributions and their names live with the rest of a case's vocabulary.
+using rb::all_dists;
+using rb::Dist;
+using rb::dist_name;
+using rb::parse_dist;
 
 // Row `row` of x (H values, storage type T). Distributions:
 //   normal   N(0, 1)

@@ -1,0 +1,113 @@
+// The vocabulary of a case, in one place: element types, ops, memory layouts and input
+// distributions, each with its name and parsing, from one table per enum. Below every
+// layer (kernels/, reference/, harness/, app/ and reports/ read it), plain C++ and
+// header-only, so reference/ shares the names without including kernels/.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rb {
+
+enum class DType { f32, f16, bf16 };
+
+// fwd: y = rmsnorm(x) * w.  bwd: dx, dw from x, w, dy and the saved rrms.
+// add: s = x + r, y = rmsnorm(s) * w, s written back (the residual stream).
+// add_bwd: the backward of add, with the residual stream's own gradient ds_out.
+enum class Op { fwd, bwd, add, add_bwd };
+
+// How a case's 2-D tensors sit in memory (harness/case.h: their strides and offsets).
+enum class Layout { contiguous, strided, misaligned };
+
+// The input distributions (reference/generate.h: what each draws).
+enum class Dist { normal, large, tiny, offset, outlier, zero_row };
+
+// Names<E>::table: every value of E with its name, in listing order.
+template <class E>
+struct Names;
+
+template <>
+struct Names<DType> {
+  static constexpr std::array<std::pair<DType, std::string_view>, 3> table{
+      {{DType::f32, "fp32"}, {DType::f16, "fp16"}, {DType::bf16, "bf16"}}};
+};
+
+template <>
+struct Names<Op> {
+  static constexpr std::array<std::pair<Op, std::string_view>, 4> table{
+      {{Op::fwd, "fwd"}, {Op::bwd, "bwd"}, {Op::add, "add"}, {Op::add_bwd, "add-bwd"}}};
+};
+
+template <>
+struct Names<Layout> {
+  static constexpr std::array<std::pair<Layout, std::string_view>, 3> table{
+      {{Layout::contiguous, "contiguous"}, {Layout::strided, "strided"}, {Layout::misaligned, "misaligned"}}};
+};
+
+template <>
+struct Names<Dist> {
+  static constexpr std::array<std::pair<Dist, std::string_view>, 6> table{{{Dist::normal, "normal"},
+                                                                           {Dist::large, "large"},
+                                                                           {Dist::tiny, "tiny"},
+                                                                           {Dist::offset, "offset"},
+                                                                           {Dist::outlier, "outlier"},
+                                                                           {Dist::zero_row, "zero-row"}}};
+};
+
+template <class E>
+constexpr std::string_view name_of(E e) {
+  for (const auto& [value, name] : Names<E>::table)
+    if (value == e) return name;
+  return "?";
+}
+
+template <class E>
+constexpr std::optional<E> parse_name(std::string_view s) {
+  for (const auto& [value, name] : Names<E>::table)
+    if (name == s) return value;
+  return std::nullopt;
+}
+
+// Every value of E, in listing order.
+template <class E>
+const std::vector<E>& all_of() {
+  static const std::vector<E> all = [] {
+    std::vector<E> v;
+    for (const auto& entry : Names<E>::table) v.push_back(entry.first);
+    return v;
+  }();
+  return all;
+}
+
+// Every name of E, in listing order (what an option accepts).
+template <class E>
+std::vector<std::string> all_names() {
+  std::vector<std::string> v;
+  for (const auto& entry : Names<E>::table) v.emplace_back(entry.second);
+  return v;
+}
+
+// The names each layer has always called.
+inline constexpr std::string_view dtype_name(DType t) { return name_of(t); }
+inline constexpr std::optional<DType> parse_dtype(std::string_view s) { return parse_name<DType>(s); }
+inline constexpr std::string_view op_name(Op op) { return name_of(op); }
+inline constexpr std::optional<Op> parse_op(std::string_view s) { return parse_name<Op>(s); }
+inline constexpr std::string_view layout_name(Layout l) { return name_of(l); }
+inline constexpr std::optional<Layout> parse_layout(std::string_view s) { return parse_name<Layout>(s); }
+inline const std::vector<Layout>& all_layouts() { return all_of<Layout>(); }
+inline constexpr std::string_view dist_name(Dist d) { return name_of(d); }
+inline constexpr std::optional<Dist> parse_dist(std::string_view s) { return parse_name<Dist>(s); }
+inline const std::vector<Dist>& all_dists() { return all_of<Dist>(); }
+
+inline constexpr std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 2; }
+
+// Ops that carry a residual stream (and so a residual dtype).
+inline constexpr bool has_residual(Op op) { return op == Op::add || op == Op::add_bwd; }
+inline constexpr bool is_backward(Op op) { return op == Op::bwd || op == Op::add_bwd; }
+
+}  // namespace rb
