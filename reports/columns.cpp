@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <type_traits>
 
 namespace rb {
@@ -50,6 +51,125 @@ double real(const std::string& s) {
 }
 
 }  // namespace
+
+namespace rule {
+namespace {
+
+std::string refused(const std::string& value, const std::string& accepted) {
+  return fmt::format("{} is out of range (accepted: {})", value, accepted);
+}
+
+std::string bound_text(std::int64_t limit, const char* bound) {
+  return bound ? fmt::format("{} = {}", bound, limit) : fmt::format("{}", limit);
+}
+
+// Relative 1e-9: far below anything a gate could read as a change, far above the last-digit
+// differences of a writer that rounds to 15 significant digits.
+bool close(double got, double want) { return std::fabs(got - want) <= 1e-9 * std::fabs(want); }
+
+}  // namespace
+
+std::string at_least(std::int64_t v, std::int64_t min, const char* bound) {
+  return v >= min ? std::string() : refused(fmt::format("{}", v), ">= " + bound_text(min, bound));
+}
+
+std::string at_least(const std::optional<std::int64_t>& v, std::int64_t min) {
+  return v ? at_least(*v, min) : std::string();
+}
+
+std::string at_most(std::int64_t v, std::int64_t max, const char* bound) {
+  return v <= max ? std::string() : refused(fmt::format("{}", v), "<= " + bound_text(max, bound));
+}
+
+std::string positive(double v) {
+  return std::isfinite(v) && v > 0 ? std::string() : refused(format_double(v), "finite and > 0");
+}
+
+std::string positive(const std::optional<double>& v) { return v ? positive(*v) : std::string(); }
+
+std::string non_negative(double v) {
+  return std::isfinite(v) && v >= 0 ? std::string() : refused(format_double(v), "finite and >= 0");
+}
+
+std::string non_negative(const std::optional<double>& v) { return v ? non_negative(*v) : std::string(); }
+
+std::string error_metric(double v, Status s) {
+  if (std::isfinite(v) && v >= 0) return std::string();
+  if (s == Status::fail && (std::isnan(v) || v > 0)) return std::string();
+  return refused(format_double(v), s == Status::fail ? "finite and >= 0, inf or nan"
+                                                     : fmt::format("finite and >= 0 where status is {}; "
+                                                                   "inf or nan only where it is fail",
+                                                                   status_name(s)));
+}
+
+std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim) {
+  return v < size ? std::string()
+                  : refused(fmt::format("{}", v), fmt::format("-1 or below {} = {}", dim, size));
+}
+
+std::string pass_has_no_mismatches(const Record& r) {
+  return r.status != Status::pass || r.mismatches == 0
+             ? std::string()
+             : refused(fmt::format("{}", r.mismatches), "0 where status is pass");
+}
+
+std::string timed_like_median(bool set, const Record& r) {
+  if (set == r.median_us.has_value()) return std::string();
+  return set ? "set while median_us is empty (a row is timed or not: the timing columns are all set or all "
+               "empty)"
+             : "empty while median_us is set (a row is timed or not: the timing columns are all set or all "
+               "empty)";
+}
+
+std::string median_relation(const Record& r) {
+  if (!r.median_us) return std::string();
+  if (r.status != Status::pass && r.status != Status::fail) {
+    return fmt::format("{} in a {} row (accepted: empty; only pass and fail rows are timed)",
+                       format_double(*r.median_us), status_name(r.status));
+  }
+  if (r.min_us && r.max_us && !(*r.min_us <= *r.median_us && *r.median_us <= *r.max_us)) {
+    return refused(format_double(*r.median_us),
+                   fmt::format("min_us = {} <= median_us <= max_us = {}", format_double(*r.min_us),
+                               format_double(*r.max_us)));
+  }
+  return std::string();
+}
+
+std::string gbps_relation(const Record& r) {
+  if (!r.gbps) return timed_like_median(false, r);
+  if (!r.median_us) return timed_like_median(true, r);
+  const double want = static_cast<double>(r.bytes) / (*r.median_us * 1e3);
+  if (close(*r.gbps, want)) return std::string();
+  return fmt::format("{} does not match bytes / median_us / 1e3 = {} / {} / 1e3 = {}", format_double(*r.gbps),
+                     r.bytes, format_double(*r.median_us), format_double(want));
+}
+
+std::string pct_of_copy_relation(const Record& r) {
+  if (!r.pct_of_copy) return timed_like_median(false, r);
+  if (!r.median_us) return timed_like_median(true, r);
+  if (!r.gbps || !r.copy_gbps) return std::string();  // their own relations name them
+  const double want = 100.0 * *r.gbps / *r.copy_gbps;
+  if (close(*r.pct_of_copy, want)) return std::string();
+  return fmt::format("{} does not match 100 * gbps / copy_gbps = 100 * {} / {} = {}",
+                     format_double(*r.pct_of_copy), format_double(*r.gbps), format_double(*r.copy_gbps),
+                     format_double(want));
+}
+
+}  // namespace rule
+
+std::optional<ColumnViolation> find_violation(const Record& r) {
+  for (const Column& c : kRecordColumns) {
+    if (!c.domain) continue;
+    std::string why = c.domain(r);
+    if (!why.empty()) return ColumnViolation{&c, std::move(why)};
+  }
+  for (const Column& c : kRecordColumns) {
+    if (!c.relation) continue;
+    std::string why = c.relation(r);
+    if (!why.empty()) return ColumnViolation{&c, std::move(why)};
+  }
+  return std::nullopt;
+}
 
 std::vector<const Column*> schema_columns(int version) {
   std::vector<const Column*> columns;

@@ -22,14 +22,51 @@ using ColumnField =
 
 enum class ColumnKind { text, int64, uint64, real, optional_real, optional_int64, status };
 
+// Why a column's value is refused ("-3 is out of range (accepted: >= 1)"), or "" when it is
+// valid. It sees the whole record: a rule may relate the column to others (min_us <= median_us).
+using ColumnRule = std::string (*)(const Record&);
+
 struct Column {
   const char* name;
   ColumnField field;
   bool in_key = false;  // part of case_key()
   int since = 1;        // the schema version that added the column
+  // The values the column accepts: `domain` on its own, `relation` against the rest of the row
+  // (checked once every column's domain holds, so it may rely on them). nullptr: anything.
+  ColumnRule domain = nullptr;
+  ColumnRule relation = nullptr;
 
   constexpr ColumnKind kind() const { return static_cast<ColumnKind>(field.index()); }
 };
+
+// The building blocks of the rules in kRecordColumns. Each returns "" or the refusal, naming
+// the value and the accepted range.
+namespace rule {
+// bound names the limit when it is another column ("H"): "... (accepted: >= H = 4096)".
+std::string at_least(std::int64_t v, std::int64_t min, const char* bound = nullptr);
+std::string at_least(const std::optional<std::int64_t>& v, std::int64_t min);  // empty: ok
+std::string at_most(std::int64_t v, std::int64_t max, const char* bound);
+std::string positive(double v);                            // finite, > 0
+std::string positive(const std::optional<double>& v);      // empty: ok
+std::string non_negative(double v);                        // finite, >= 0
+std::string non_negative(const std::optional<double>& v);  // empty: ok
+// An error metric: finite and >= 0; a fail row may also hold +inf or NaN (an output that
+// was NaN or Inf where the reference was finite).
+std::string error_metric(double v, Status s);
+// An index into a dimension of `size` ("M", "H"), or -1 for none.
+std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim);
+// mismatches: 0 in a pass row.
+std::string pass_has_no_mismatches(const Record& r);
+// A timing column is set exactly where median_us is (the case was timed).
+std::string timed_like_median(bool set, const Record& r);
+// median_us: only pass and fail rows are timed, and min_us <= median_us <= max_us.
+std::string median_relation(const Record& r);
+// gbps = bytes / median_us / 1e3 and pct_of_copy = 100 * gbps / copy_gbps, as the runner
+// derives them (to a relative 1e-9: the CSV's doubles round-trip, so a file the runner wrote
+// matches exactly).
+std::string gbps_relation(const Record& r);
+std::string pct_of_copy_relation(const Record& r);
+}  // namespace rule
 
 inline constexpr bool kKey = true;
 
@@ -47,34 +84,58 @@ inline constexpr Column kRecordColumns[] = {
     {"dtype", &Record::dtype, kKey},
     {"wdtype", &Record::wdtype, kKey},
     {"rdtype", &Record::rdtype, kKey},
-    {"M", &Record::M, kKey},
-    {"H", &Record::H, kKey},
-    {"stride", &Record::stride, kKey},
+    {"M", &Record::M, kKey, 1, [](const Record& r) { return rule::at_least(r.M, 1); }},
+    {"H", &Record::H, kKey, 1, [](const Record& r) { return rule::at_least(r.H, 1); }},
+    {"stride", &Record::stride, kKey, 1, [](const Record& r) { return rule::at_least(r.stride, 1); },
+     [](const Record& r) { return rule::at_least(r.stride, r.H, "H"); }},
     {"layout", &Record::layout, kKey},
-    {"eps", &Record::eps, kKey},
+    {"eps", &Record::eps, kKey, 1, [](const Record& r) { return rule::positive(r.eps); }},
     {"dist", &Record::dist, kKey},
     {"seed", &Record::seed, kKey},
     {"status", &Record::status},
     {"reason", &Record::reason},
-    {"rows_checked", &Record::rows_checked},
-    {"max_abs_err", &Record::max_abs_err},
-    {"max_rel_err", &Record::max_rel_err},
-    {"max_ulp", &Record::max_ulp},
-    {"mismatches", &Record::mismatches},
-    {"worst_row", &Record::worst_row},
-    {"worst_col", &Record::worst_col},
-    {"atol", &Record::atol},
-    {"rtol", &Record::rtol},
-    {"median_us", &Record::median_us},
-    {"min_us", &Record::min_us},
-    {"max_us", &Record::max_us},
-    {"noise_pct", &Record::noise_pct},
-    {"samples", &Record::samples},
-    {"graph_us", &Record::graph_us},
-    {"bytes", &Record::bytes},
-    {"gbps", &Record::gbps},
-    {"copy_gbps", &Record::copy_gbps},
-    {"pct_of_copy", &Record::pct_of_copy},
+    {"rows_checked", &Record::rows_checked, false, 1,
+     [](const Record& r) { return rule::at_least(r.rows_checked, 0); },
+     [](const Record& r) { return rule::at_most(r.rows_checked, r.M, "M"); }},
+    {"max_abs_err", &Record::max_abs_err, false, 1,
+     [](const Record& r) { return rule::error_metric(r.max_abs_err, r.status); }},
+    {"max_rel_err", &Record::max_rel_err, false, 1,
+     [](const Record& r) { return rule::error_metric(r.max_rel_err, r.status); }},
+    {"max_ulp", &Record::max_ulp, false, 1,
+     [](const Record& r) { return rule::error_metric(r.max_ulp, r.status); }},
+    {"mismatches", &Record::mismatches, false, 1,
+     [](const Record& r) { return rule::at_least(r.mismatches, 0); }, rule::pass_has_no_mismatches},
+    {"worst_row", &Record::worst_row, false, 1,
+     [](const Record& r) { return rule::at_least(r.worst_row, -1); },
+     [](const Record& r) { return rule::index_or_none(r.worst_row, r.M, "M"); }},
+    {"worst_col", &Record::worst_col, false, 1,
+     [](const Record& r) { return rule::at_least(r.worst_col, -1); },
+     [](const Record& r) { return rule::index_or_none(r.worst_col, r.H, "H"); }},
+    {"atol", &Record::atol, false, 1, [](const Record& r) { return rule::non_negative(r.atol); }},
+    {"rtol", &Record::rtol, false, 1, [](const Record& r) { return rule::non_negative(r.rtol); }},
+    {"median_us", &Record::median_us, false, 1, [](const Record& r) { return rule::positive(r.median_us); },
+     rule::median_relation},
+    {"min_us", &Record::min_us, false, 1, [](const Record& r) { return rule::positive(r.min_us); },
+     [](const Record& r) { return rule::timed_like_median(r.min_us.has_value(), r); }},
+    {"max_us", &Record::max_us, false, 1, [](const Record& r) { return rule::positive(r.max_us); },
+     [](const Record& r) { return rule::timed_like_median(r.max_us.has_value(), r); }},
+    {"noise_pct", &Record::noise_pct, false, 1,
+     [](const Record& r) { return rule::non_negative(r.noise_pct); },
+     [](const Record& r) { return rule::timed_like_median(r.noise_pct.has_value(), r); }},
+    {"samples", &Record::samples, false, 1, [](const Record& r) { return rule::at_least(r.samples, 1); },
+     [](const Record& r) { return rule::timed_like_median(r.samples.has_value(), r); }},
+    // Only small launches are graph-timed: set or empty in a timed row, empty in an untimed one.
+    {"graph_us", &Record::graph_us, false, 1, [](const Record& r) { return rule::positive(r.graph_us); },
+     [](const Record& r) {
+       return r.median_us ? std::string() : rule::timed_like_median(r.graph_us.has_value(), r);
+     }},
+    {"bytes", &Record::bytes, false, 1, [](const Record& r) { return rule::at_least(r.bytes, 0); }},
+    {"gbps", &Record::gbps, false, 1, [](const Record& r) { return rule::positive(r.gbps); },
+     rule::gbps_relation},
+    {"copy_gbps", &Record::copy_gbps, false, 1, [](const Record& r) { return rule::positive(r.copy_gbps); },
+     [](const Record& r) { return rule::timed_like_median(r.copy_gbps.has_value(), r); }},
+    {"pct_of_copy", &Record::pct_of_copy, false, 1,
+     [](const Record& r) { return rule::positive(r.pct_of_copy); }, rule::pct_of_copy_relation},
 };
 
 // How many columns a file of schema version v has (0 for a version that never existed).
@@ -102,5 +163,14 @@ class ColumnValueError : public std::runtime_error {
 // Parses text as column_text writes it and stores it in r. Strict: the whole field must
 // parse, required numbers must be present. Throws ColumnValueError.
 void set_column(const Column& c, Record& r, const std::string& text);
+
+// The first column of r whose value is outside its accepted values (every column's domain
+// first, then the relations, each in table order), with the reason; nullopt when r is valid.
+// The reader refuses such a row; the runner never writes one.
+struct ColumnViolation {
+  const Column* column;
+  std::string message;
+};
+std::optional<ColumnViolation> find_violation(const Record& r);
 
 }  // namespace rb

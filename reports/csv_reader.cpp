@@ -131,6 +131,10 @@ Record to_record(const std::string& file, std::int64_t line, int version,
                                  r.schema, schema_name(version)));
     }
   }
+  // The values each column accepts (columns.h): a number that parses can still be impossible.
+  if (const std::optional<ColumnViolation> v = find_violation(r)) {
+    throw CsvError(file, line, v->column->name, v->message);
+  }
   r.schema = kSchema;
   return r;
 }

@@ -2,7 +2,9 @@
 // header picks the schema: rmsnorm-bench/2 (kRecordColumns) or an older one (its subset of
 // the columns; rows are upgraded, the columns they lack left at their defaults). Strict: the
 // header must be exactly one schema's columns in order, every row must carry that schema, and
-// any malformed field is an error that names file, line and column.
+// any malformed field, or a value outside its column's accepted values (columns.h: M >= 1,
+// finite bandwidths, min_us <= median_us <= max_us, ...), is an error that names file, line and
+// column.
 #pragma once
 
 #include <cstdint>

@@ -121,16 +121,23 @@ Record row(const std::string& kernel, std::int64_t H, double gbps, double noise_
   r.max_ulp = 1;
   r.atol = 1e-2;
   r.rtol = 1e-2;
-  r.median_us = 100;
-  r.min_us = 99;
-  r.max_us = 103;
+  r.bytes = 2 * 16384 * H * 2 + H * 2;
+  if (status == Status::skip || status == Status::error) return r;  // never timed
+  // The time that gives gbps, so the row reads back (the reader checks gbps against it).
+  r.median_us = static_cast<double>(r.bytes) / (gbps * 1e3);
+  r.min_us = *r.median_us * 0.99;
+  r.max_us = *r.median_us * 1.03;
   r.noise_pct = noise_pct;
   r.samples = 20;
-  r.bytes = 2 * 16384 * H * 2 + H * 2;
   r.gbps = gbps;
   r.copy_gbps = 4275;
-  r.pct_of_copy = gbps / 4275 * 100;
+  r.pct_of_copy = 100.0 * gbps / 4275;
   return r;
+}
+
+// r measured at another bandwidth: its time and the columns derived from it follow.
+void set_gbps(Record& r, double gbps) {
+  r = row(r.kernel, r.H, gbps, r.noise_pct.value_or(0), r.status);
 }
 
 // Four cases with room for each kind of change.
@@ -300,8 +307,8 @@ TEST(CompareRule, DifferentGpuIsAnInputErrorUnlessIgnored) {
 TEST(CompareRule, MarkdownPutsVerdictThenRegressionsThenImprovementsThenUnchanged) {
   const std::vector<Record> base = baseline_rows();
   std::vector<Record> cur = base;
-  cur[0].gbps = 3000;                                 // regression
-  cur[1].gbps = 3600;                                 // improvement
+  set_gbps(cur[0], 3000);  // regression
+  set_gbps(cur[1], 3600);  // improvement
   cur[3].status = Status::fail;                       // regression by status
   cur.push_back(row("row-vector", 8192, 4100, 0.5));  // new
   const CompareResult r = compare_records(base, cur, {});
@@ -336,7 +343,7 @@ TEST(CompareRule, MarkdownPutsVerdictThenRegressionsThenImprovementsThenUnchange
 
 TEST(CompareRule, TextEndsWithTheVerdict) {
   std::vector<Record> cur = baseline_rows();
-  cur[0].gbps = 3000;
+  set_gbps(cur[0], 3000);
   const std::string text = compare_text(compare_records(baseline_rows(), cur, {}), "base.csv", "cur.csv");
   EXPECT_TRUE(contains(text, "REGRESSION")) << text;
   EXPECT_TRUE(contains(text, case_label(cur[0]))) << text;
@@ -349,7 +356,7 @@ TEST(CompareRule, TextEndsWithTheVerdict) {
 TEST_F(CompareTest, CliImprovementExitsZero) {
   require_binary();
   std::vector<Record> cur = baseline_rows();
-  cur[0].gbps = 4400;
+  set_gbps(cur[0], 4400);
   const RunResult r =
       run_bench({"compare", write_csv("base.csv", baseline_rows()), write_csv("cur.csv", cur)});
   EXPECT_EQ(r.status, 0) << r.output;
@@ -360,7 +367,7 @@ TEST_F(CompareTest, CliImprovementExitsZero) {
 TEST_F(CompareTest, CliRegressionExitsOneAndWritesMarkdown) {
   require_binary();
   std::vector<Record> cur = baseline_rows();
-  cur[0].gbps = 3600;  // -10%, noise 0.5% each
+  set_gbps(cur[0], 3600);  // -10%, noise 0.5% each
   const std::string md = path("report.md");
   const RunResult r =
       run_bench({"compare", write_csv("base.csv", baseline_rows()), write_csv("cur.csv", cur), "--md", md});
@@ -631,7 +638,8 @@ TEST_F(MergeTest, CliMergesSchema1IntoSchema2) {
       "rows_checked,max_abs_err,max_rel_err,max_ulp,mismatches,worst_row,worst_col,atol,rtol,median_us,"
       "min_us,max_us,noise_pct,samples,graph_us,bytes,gbps,copy_gbps,pct_of_copy\n"
       "rmsnorm-bench/1,NVIDIA H200,9.0,naive,naive,fwd,bf16,bf16,,16384,8192,8192,contiguous,1e-05,normal,1,"
-      "pass,,16384,0.0078125,0.00390625,1,0,-1,-1,0.01,0.01,100,99,103,0.5,20,,536887296,3000,4275,70\n");
+      "pass,,16384,0.0078125,0.00390625,1,0,-1,-1,0.01,0.01,178.962432,177,180,0.5,20,,536887296,3000,4275,"
+      "70.17543859649123\n");
   Record vendor = baseline_rows()[0];
   vendor.kernel = "cudnn-fwd";
   vendor.provider = "cudnn";
@@ -672,7 +680,7 @@ TEST(MergeRecords, IdenticalDuplicatesCollapse) {
 TEST(MergeRecords, ConflictNamesTheCaseBothFilesAndTheColumn) {
   const std::vector<Record> all = baseline_rows();
   Record other = all[1];
-  other.gbps = 3123.5;
+  set_gbps(other, 3123.5);
   try {
     merge_records({{"shard0.csv", all}, {"shard1.csv", {other}}});
     FAIL() << "no MergeError";
@@ -707,7 +715,7 @@ TEST_F(MergeTest, CliConflictExitsTwoNamingTheCase) {
   require_binary();
   const std::vector<Record> all = baseline_rows();
   Record other = all[2];
-  other.gbps = 2000;
+  set_gbps(other, 2000);
   const std::string a = write_csv("a.csv", all);
   const std::string b = write_csv("b.csv", {other});
   const std::string out = path("all.csv");

@@ -1,5 +1,6 @@
 // reports/: CSV round trip and reader errors, case keys, markdown layout, atomic writes and
 // the terminal summary. CPU only.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -93,9 +95,10 @@ Record timed_pass() {
   r.samples = 12;
   r.graph_us = 63.75;
   r.bytes = 268451840;
-  r.gbps = 4102.734375;
   r.copy_gbps = 4275;
-  r.pct_of_copy = 95.970395;
+  // Derived as the runner derives them: the reader checks both against their inputs.
+  r.gbps = static_cast<double>(r.bytes) / (*r.median_us * 1e3);
+  r.pct_of_copy = 100.0 * *r.gbps / *r.copy_gbps;
   return r;
 }
 
@@ -141,7 +144,7 @@ Record failed() {
   r.reason = "NaN where reference is finite\nfirst at (3, 4096)";  // line break: flattened
   r.max_abs_err = std::numeric_limits<double>::infinity();
   r.max_rel_err = std::numeric_limits<double>::quiet_NaN();
-  r.max_ulp = -std::numeric_limits<double>::infinity();
+  r.max_ulp = std::numeric_limits<double>::infinity();
   r.mismatches = 4097;
   r.worst_row = 3;
   r.worst_col = 4096;
@@ -152,6 +155,7 @@ Record failed() {
   r.samples.reset();
   r.graph_us.reset();
   r.gbps.reset();
+  r.copy_gbps.reset();
   r.pct_of_copy.reset();
   return r;
 }
@@ -632,6 +636,7 @@ TEST_F(ReportsTest, GarbledNumberNamesLineAndColumn) {
 }
 
 TEST_F(ReportsTest, OtherMalformedRowsAreCsvErrors) {
+  const std::string pct = "," + format_double(*timed_pass().pct_of_copy);
   struct Case {
     std::string name, from, to, column;
   };
@@ -644,7 +649,7 @@ TEST_F(ReportsTest, OtherMalformedRowsAreCsvErrors) {
       {"empty_required", ",1e-06,", ",,", "eps"},
       {"bad_optional", ",65.4321,", ",fast,", "median_us"},
       {"unknown_status", ",pass,", ",passed,", "status"},
-      {"extra_column", ",95.970395\n", ",95.970395,1\n", ""},
+      {"extra_column", pct + "\n", pct + ",1\n", ""},
       {"unclosed_quote", ",NVIDIA H200,", ",\"NVIDIA H200,", ""},
   };
   for (const Case& c : cases) {
@@ -654,6 +659,172 @@ TEST_F(ReportsTest, OtherMalformedRowsAreCsvErrors) {
     EXPECT_EQ(e.line(), 2) << e.what();
     EXPECT_EQ(e.column(), c.column) << e.what();
     EXPECT_NE(std::string(e.what()).find(file + ":2: "), std::string::npos) << e.what();
+  }
+}
+
+// ---------------------------------------------------------------- impossible values
+
+// The CsvError of reading a one-row file holding r; fails the test when r is accepted.
+CsvError row_error(const Record& r) {
+  try {
+    read_csv_text("bad.csv", std::string(kHeader) + "\n" + csv_row(r) + "\n");
+  } catch (const CsvError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted: " << csv_row(r);
+  return CsvError("bad.csv", -1, "", "nothing thrown");
+}
+
+struct ImpossibleRow {
+  std::string name;
+  std::function<void(Record&)> damage;  // applied to timed_pass()
+  std::string column;
+  std::string message;  // a part of the message: the value and the accepted range
+};
+
+const double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Every rule of the column table refuses at least one value here; a rule that stops refusing
+// fails its case.
+TEST(ReaderDomain, ImpossibleValuesNameColumnValueAndRange) {
+  const std::vector<ImpossibleRow> cases = {
+      // shape
+      {"M_zero", [](Record& r) { r.M = 0; }, "M", "0 is out of range (accepted: >= 1)"},
+      {"H_negative", [](Record& r) { r.H = -4096; }, "H", "-4096 is out of range (accepted: >= 1)"},
+      {"stride_below_H", [](Record& r) { r.stride = 4095; }, "stride", "4095 is out of range (accepted: >= H = 4096)"},
+      {"eps_zero", [](Record& r) { r.eps = 0; }, "eps", "0 is out of range (accepted: finite and > 0)"},
+      {"eps_nan", [](Record& r) { r.eps = kNaN; }, "eps", "nan is out of range"},
+      {"eps_inf", [](Record& r) { r.eps = kInf; }, "eps", "inf is out of range"},
+      // validation metrics
+      {"rows_checked_negative", [](Record& r) { r.rows_checked = -1; }, "rows_checked", "-1 is out of range"},
+      {"rows_checked_above_M", [](Record& r) { r.rows_checked = 16385; }, "rows_checked",
+       "16385 is out of range (accepted: <= M = 16384)"},
+      {"abs_err_negative", [](Record& r) { r.max_abs_err = -0.5; }, "max_abs_err", "-0.5 is out of range"},
+      {"abs_err_inf_in_pass", [](Record& r) { r.max_abs_err = kInf; }, "max_abs_err",
+       "inf is out of range (accepted: finite and >= 0 where status is pass"},
+      {"rel_err_nan_in_pass", [](Record& r) { r.max_rel_err = kNaN; }, "max_rel_err", "nan is out of range"},
+      {"ulp_minus_inf_in_fail",
+       [](Record& r) {
+         r.status = Status::fail;
+         r.max_ulp = -kInf;
+       },
+       "max_ulp", "-inf is out of range (accepted: finite and >= 0, inf or nan)"},
+      {"mismatches_negative", [](Record& r) { r.mismatches = -3; }, "mismatches", "-3 is out of range"},
+      {"mismatches_in_pass", [](Record& r) { r.mismatches = 12; }, "mismatches",
+       "12 is out of range (accepted: 0 where status is pass)"},
+      {"worst_row_below_none", [](Record& r) { r.worst_row = -2; }, "worst_row", "-2 is out of range (accepted: >= -1)"},
+      {"worst_row_past_M", [](Record& r) { r.worst_row = 16384; }, "worst_row",
+       "16384 is out of range (accepted: -1 or below M = 16384)"},
+      {"worst_col_past_H", [](Record& r) { r.worst_col = 4096; }, "worst_col",
+       "4096 is out of range (accepted: -1 or below H = 4096)"},
+      {"atol_negative", [](Record& r) { r.atol = -1e-2; }, "atol", "-0.01 is out of range (accepted: finite and >= 0)"},
+      {"rtol_nan", [](Record& r) { r.rtol = kNaN; }, "rtol", "nan is out of range"},
+      // timing: each column's own domain
+      {"median_negative", [](Record& r) { r.median_us = -65.4321; }, "median_us", "-65.4321 is out of range (accepted: finite and > 0)"},
+      {"min_zero", [](Record& r) { r.min_us = 0.0; }, "min_us", "0 is out of range"},
+      {"max_inf", [](Record& r) { r.max_us = kInf; }, "max_us", "inf is out of range"},
+      {"noise_inf", [](Record& r) { r.noise_pct = kInf; }, "noise_pct", "inf is out of range (accepted: finite and >= 0)"},
+      {"noise_negative", [](Record& r) { r.noise_pct = -0.31; }, "noise_pct", "-0.31 is out of range"},
+      {"samples_zero", [](Record& r) { r.samples = 0; }, "samples", "0 is out of range (accepted: >= 1)"},
+      {"graph_nan", [](Record& r) { r.graph_us = kNaN; }, "graph_us", "nan is out of range"},
+      {"bytes_negative", [](Record& r) { r.bytes = -1; }, "bytes", "-1 is out of range (accepted: >= 0)"},
+      {"gbps_nan", [](Record& r) { r.gbps = kNaN; }, "gbps", "nan is out of range (accepted: finite and > 0)"},
+      {"gbps_inf", [](Record& r) { r.gbps = kInf; }, "gbps", "inf is out of range"},
+      {"copy_gbps_zero", [](Record& r) { r.copy_gbps = 0.0; }, "copy_gbps", "0 is out of range"},
+      {"pct_negative", [](Record& r) { r.pct_of_copy = -1471.0; }, "pct_of_copy", "-1471 is out of range"},
+      // timing: across columns
+      {"median_below_min", [](Record& r) { r.median_us = 60.0; }, "median_us",
+       "60 is out of range (accepted: min_us = 64.999 <= median_us <= max_us = 70.125)"},
+      {"median_above_max", [](Record& r) { r.max_us = 65.0; }, "median_us", "max_us = 65)"},
+      {"timed_skip",
+       [](Record& r) {
+         r.status = Status::skip;
+       },
+       "median_us", "in a skip row (accepted: empty; only pass and fail rows are timed)"},
+      {"median_without_rest", [](Record& r) { r.min_us.reset(); }, "min_us", "empty while median_us is set"},
+      {"rest_without_median", [](Record& r) { r.median_us.reset(); }, "min_us", "set while median_us is empty"},
+      {"samples_missing", [](Record& r) { r.samples.reset(); }, "samples", "empty while median_us is set"},
+      {"copy_missing", [](Record& r) { r.copy_gbps.reset(); }, "copy_gbps", "empty while median_us is set"},
+      {"graph_untimed",
+       [](Record& r) {
+         r.median_us.reset();
+         r.min_us.reset();
+         r.max_us.reset();
+         r.noise_pct.reset();
+         r.samples.reset();
+         r.gbps.reset();
+         r.copy_gbps.reset();
+         r.pct_of_copy.reset();
+       },
+       "graph_us", "set while median_us is empty"},
+      {"gbps_off", [](Record& r) { r.gbps = *r.gbps * (1 + 1e-6); }, "gbps", "does not match bytes / median_us / 1e3"},
+      {"bytes_off", [](Record& r) { r.bytes /= 2; }, "gbps", "does not match bytes / median_us / 1e3 = 134225920"},
+      {"pct_off", [](Record& r) { r.pct_of_copy = *r.pct_of_copy + 1; }, "pct_of_copy",
+       "does not match 100 * gbps / copy_gbps"},
+  };
+  for (const ImpossibleRow& c : cases) {
+    SCOPED_TRACE(c.name);
+    Record r = timed_pass();
+    c.damage(r);
+    const CsvError e = row_error(r);
+    EXPECT_EQ(e.line(), 2) << e.what();
+    EXPECT_EQ(e.column(), c.column) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.csv:2: column " + c.column + ": "), std::string::npos) << e.what();
+    EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+  }
+}
+
+// The limits of the rules: what a run really writes still reads.
+TEST(ReaderDomain, PossibleEdgeValuesRead) {
+  std::vector<Record> rows;
+  Record fail = timed_pass();
+  fail.status = Status::fail;
+  fail.mismatches = 4;
+  fail.max_abs_err = kInf;  // NaN written where the reference was finite
+  fail.max_rel_err = kInf;
+  fail.max_ulp = kNaN;
+  rows.push_back(fail);
+  Record unchecked = timed_pass();  // --no-check: no metrics, no worst element
+  unchecked.rows_checked = 0;
+  unchecked.max_abs_err = unchecked.max_rel_err = unchecked.max_ulp = 0;
+  unchecked.worst_row = unchecked.worst_col = -1;
+  unchecked.graph_us.reset();  // a large launch: no graph timing
+  unchecked.noise_pct = 0.0;
+  unchecked.min_us = unchecked.max_us = *unchecked.median_us;
+  unchecked.seed = 0;
+  rows.push_back(unchecked);
+  Record edge = timed_pass();
+  edge.M = edge.H = edge.stride = 1;
+  edge.rows_checked = 1;
+  edge.worst_row = edge.worst_col = 0;
+  edge.atol = edge.rtol = 0;
+  edge.bytes = 10;
+  edge.gbps = static_cast<double>(edge.bytes) / (*edge.median_us * 1e3);
+  edge.pct_of_copy = 100.0 * *edge.gbps / *edge.copy_gbps;
+  rows.push_back(edge);
+  Record error = skipped();
+  error.status = Status::error;
+  rows.push_back(error);
+  for (const Record& r : rows) EXPECT_FALSE(find_violation(r)) << csv_row(r) << ": " << find_violation(r)->message;
+  const std::vector<Record> back = read_csv_text("edge.csv", csv_file_text(rows));
+  ASSERT_EQ(back.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(csv_row(back[i]), csv_row(rows[i])) << i;
+}
+
+// A writer rounding to 15 significant digits stays within the 1e-9 of the derived columns.
+TEST(ReaderDomain, DerivedColumnsTolerateShortRounding) {
+  Record r = timed_pass();
+  r.gbps = std::stod(fmt::format("{:.15g}", *r.gbps));
+  r.pct_of_copy = std::stod(fmt::format("{:.15g}", *r.pct_of_copy));
+  EXPECT_FALSE(find_violation(r));
+}
+
+TEST(ReaderDomain, CommittedReportsLoad) {
+  for (const char* file : {"reports/baselines/h200.csv", "reports/vendor/h200-headline.csv",
+                           "reports/vendor/h200-cudnn-engines.csv"}) {
+    SCOPED_TRACE(file);
+    EXPECT_FALSE(read_csv(std::string(RB_SOURCE_DIR) + "/" + file).empty());
   }
 }
 
