@@ -38,8 +38,17 @@ rb_dtype to_c(DType t) {
   return RB_FP32;
 }
 
-std::optional<DType> from_c(rb_dtype t) {
-  switch (t) {
+// A dtype field as the plugin wrote it, read as its bytes: a malformed plugin may hold a value
+// outside rb_dtype's enumerators, which is undefined behaviour to load as the enum itself.
+int raw_dtype(const rb_dtype& field) {
+  static_assert(sizeof(rb_dtype) == sizeof(int), "rb_dtype is an int-sized C enum");
+  int raw = 0;
+  std::memcpy(&raw, &field, sizeof raw);
+  return raw;
+}
+
+std::optional<DType> from_c(const rb_dtype& field) {
+  switch (raw_dtype(field)) {
     case RB_FP32:
       return DType::f32;
     case RB_FP16:
@@ -191,8 +200,8 @@ std::string check_kernel(const rb_kernel& k) {
   if (k.num_dtypes > 64) return "declares " + std::to_string(k.num_dtypes) + " dtype combos (garbage count?)";
   for (std::size_t i = 0; i < k.num_dtypes; ++i)
     if (!from_c(k.dtypes[i].x) || !from_c(k.dtypes[i].w))
-      return "dtype combo " + std::to_string(i) + " has an unknown dtype (" + std::to_string(k.dtypes[i].x) +
-             ", " + std::to_string(k.dtypes[i].w) + ")";
+      return "dtype combo " + std::to_string(i) + " has an unknown dtype (" + std::to_string(raw_dtype(k.dtypes[i].x)) +
+             ", " + std::to_string(raw_dtype(k.dtypes[i].w)) + ")";
   if (k.min_H < 1) return "min_H=" + std::to_string(k.min_H) + " (must be >= 1)";
   if (k.max_H < k.min_H)
     return "max_H=" + std::to_string(k.max_H) + " is below min_H=" + std::to_string(k.min_H) +
