@@ -89,11 +89,14 @@ double tolerance() {
   return 1e-2;
 }
 
-// Device memory of the test's runtime; the plugin's runtime sees the same pointers.
+// Device memory of the test's runtime; the plugin's runtime sees the same pointers. Filled
+// with a NaN pattern at once, so the gaps between strided rows, which the test copies back
+// whole, hold defined bytes (compute-sanitizer's initcheck) and unwritten outputs show.
 class DeviceMem {
  public:
   explicit DeviceMem(std::size_t bytes) {
-    if (cudaMalloc(&p_, bytes ? bytes : 1) != cudaSuccess) p_ = nullptr;
+    if (cudaMalloc(&p_, bytes ? bytes : 1) != cudaSuccess || cudaMemset(p_, 0xff, bytes ? bytes : 1) != cudaSuccess)
+      p_ = nullptr;
   }
   ~DeviceMem() { cudaFree(p_); }
   DeviceMem(const DeviceMem&) = delete;
