@@ -65,6 +65,9 @@ bool parse_range(const std::string& item, std::int64_t min_value, Range& r) {
     throw std::invalid_argument("range '" + item + "': step '" + step + "' must be " +
                                 (r.geometric ? "a whole factor >= 2" : "a whole step >= 1"));
   }
+  // 0 (or less) times a factor never grows: such a range would never reach its end.
+  if (r.geometric && r.start < 1)
+    throw std::invalid_argument("range '" + item + "': a geometric range (xFACTOR) must start at 1 or more");
   return true;
 }
 

@@ -67,6 +67,11 @@ TEST(HarnessLists, GeometricRange) {
   // STOP need not be a term; a one-term range is fine.
   EXPECT_EQ(parse_int_item("100:300:x2", 1), (I64s{100, 200}));
   EXPECT_EQ(parse_int_item("4096:4096:x2", 1), I64s{4096});
+  // From 0 a factor never grows: refused, not counted forever (found by the lists fuzzer:
+  // "0:0258077:x4" with minimum 0 hung the range count).
+  EXPECT_THROW(count_int_item("0:258077:x4", 0), std::invalid_argument);
+  EXPECT_THROW(parse_int_item("0:0:x2", 0), std::invalid_argument);
+  EXPECT_EQ(parse_int_item("0:8:+4", 0), (I64s{0, 4, 8}));
 }
 
 TEST(HarnessLists, ArithmeticRange) {
