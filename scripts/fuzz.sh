@@ -9,6 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_DIR=${FUZZ_DIR:-build-fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+# libFuzzer's random seed: fixed by default, so a CI run explores the same inputs each time
+# and a failure it reports is reproducible; FUZZ_SEED=0 picks a fresh one per run.
+FUZZ_SEED=${FUZZ_SEED:-1}
 
 # clang and its libFuzzer runtime (Debian: libclang-rt-dev), installed only when missing.
 PACKAGES=(clang libclang-rt-dev libfmt-dev libfccp-dev)
@@ -44,7 +47,7 @@ for t in "${targets[@]}"; do
   "$CXX" "${FLAGS[@]}" "tests/fuzz/${t}_fuzz.cpp" ${SOURCES[$t]} -o "$out/fuzz"
   echo "fuzz: $t for ${FUZZ_SECONDS}s" >&2
   if ! (cd "$out" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        ./fuzz -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        ./fuzz -max_total_time="$FUZZ_SECONDS" -seed="$FUZZ_SEED" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         corpus "../../tests/fuzz/corpus/$t" 2>fuzz.log); then
     echo "fuzz: $t FAILED; the input is in $out/crash-* (or timeout-*, oom-*); log: $out/fuzz.log" >&2
     grep -E "^(==|SUMMARY|lists_fuzz|csv_reader_fuzz|.*runtime error)" "$out/fuzz.log" | head -20 >&2 || true
