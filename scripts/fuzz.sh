@@ -14,18 +14,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_SEED=${FUZZ_SEED:-1}
 
 # clang and its libFuzzer runtime (Debian: libclang-rt-dev), installed only when missing.
-PACKAGES=(clang libclang-rt-dev libfmt-dev libfccp-dev)
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz: installing ${missing[*]}" >&2
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/setup.sh clang libclang-rt-dev
 
 CXX=${FUZZ_CXX:-clang++}
 FLAGS=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined

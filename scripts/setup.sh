@@ -3,7 +3,9 @@
 # Idempotent; safe to run on every build. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-PACKAGES=(cmake ninja-build g++ git libcli11-dev libeigen3-dev libfccp-dev libfmt-dev libgtest-dev python3-matplotlib python3-pip)
+# Extra package names given as arguments are installed the same way (scripts/fuzz.sh: clang).
+PACKAGES=(cmake ninja-build g++ git libcli11-dev libeigen3-dev libfccp-dev libfmt-dev libgtest-dev python3-matplotlib python3-pip
+          "$@")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
