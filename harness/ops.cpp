@@ -306,17 +306,9 @@ std::int64_t op_bytes(Op op, std::int64_t M, std::int64_t H, DType x, DType w, D
 }
 
 Problem problem_of(const Case& c) {
-  Problem p;
-  p.op = c.op;
-  p.M = c.M;
-  p.H = c.H;
-  p.stride = c.stride();
-  p.x = c.dtype;
-  p.w = c.wdtype;
-  p.r = c.rdtype;
+  Problem p = Problem::of(c.op, c.M, c.H, c.dtype, c.wdtype, c.rdtype, c.stride());
   // Every tensor of a case sits at the layout's element offset past a 256-byte boundary.
   // One element past that boundary, a tensor is aligned to its element size.
-  p.base_align = 16;
   if (layout_offset(c.layout) != 0)
     for (DType t : {c.dtype, c.wdtype, c.rdtype})
       p.base_align = std::min<std::int64_t>(p.base_align, static_cast<std::int64_t>(dtype_size(t)));

@@ -281,15 +281,7 @@ void register_kernel(KernelInfo k) {
 }
 
 Problem fwd_problem(const FwdArgs& a) {
-  Problem p;
-  p.op = Op::fwd;
-  p.M = a.M;
-  p.H = a.H;
-  p.stride = std::min(a.x_stride, a.y_stride);
-  p.x = a.xdtype;
-  p.w = a.wdtype;
-  p.r = a.xdtype;
-  return p;
+  return Problem::of(Op::fwd, a.M, a.H, a.xdtype, a.wdtype, a.xdtype, std::min(a.x_stride, a.y_stride));
 }
 
 std::optional<std::string> check_common(const KernelInfo& k, const Problem& p) {

@@ -43,6 +43,12 @@ struct Problem {
   // Bytes every base pointer is aligned to (16 at most): 16 for the contiguous and strided
   // layouts, the element size for a base offset by one element.
   std::int64_t base_align = 16;
+
+  // A problem in one expression; a negative stride means packed rows (stride H).
+  static Problem of(Op op, std::int64_t M, std::int64_t H, DType x, DType w, DType r, std::int64_t stride = -1,
+                    std::int64_t base_align = 16) {
+    return {op, M, H, stride < 0 ? H : stride, x, w, r, base_align};
+  }
 };
 
 // The launch arguments of one op family, as a plan receives them.

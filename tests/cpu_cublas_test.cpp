@@ -23,15 +23,7 @@ KernelInfo cublas_kernel() {
 }
 
 Problem problem(Op op, std::int64_t M, std::int64_t H, DType x = DType::bf16, DType w = DType::bf16) {
-  Problem p;
-  p.op = op;
-  p.M = M;
-  p.H = H;
-  p.stride = H;
-  p.x = x;
-  p.w = w;
-  p.r = x;
-  return p;
+  return Problem::of(op, M, H, x, w, x);
 }
 
 std::size_t align256(std::size_t n) { return (n + 255) / 256 * 256; }

@@ -23,16 +23,7 @@ const KernelInfo& cudnn_kernel() {
   return *k;
 }
 
-Problem fwd_bf16() {
-  Problem p;
-  p.op = Op::fwd;
-  p.M = 64;
-  p.H = 4096;
-  p.stride = 4096;
-  p.x = DType::bf16;
-  p.w = DType::bf16;
-  return p;
-}
+Problem fwd_bf16() { return Problem::of(Op::fwd, 64, 4096, DType::bf16, DType::bf16, DType::f32); }
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);

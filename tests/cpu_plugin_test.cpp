@@ -62,16 +62,7 @@ std::string plugin_error(F f) {
 }
 
 Problem problem(Op op, DType x, DType w, std::int64_t M, std::int64_t H, std::int64_t base_align = 16) {
-  Problem p;
-  p.op = op;
-  p.M = M;
-  p.H = H;
-  p.stride = H;
-  p.x = x;
-  p.w = w;
-  p.r = x;
-  p.base_align = base_align;
-  return p;
+  return Problem::of(op, M, H, x, w, x, H, base_align);
 }
 
 TEST(Plugin, GoodPluginRegistersItsKernelAsDeclared) {

@@ -125,16 +125,7 @@ const KernelInfo& cublas_kernel() {
 
 Problem make_problem(Op op, std::int64_t M, std::int64_t H, std::int64_t stride, DType x, DType w, DType r,
                      std::size_t offset_bytes) {
-  Problem p;
-  p.op = op;
-  p.M = M;
-  p.H = H;
-  p.stride = stride;
-  p.x = x;
-  p.w = w;
-  p.r = r;
-  p.base_align = offset_bytes == 0 ? 16 : static_cast<std::int64_t>(offset_bytes);
-  return p;
+  return Problem::of(op, M, H, x, w, r, stride, offset_bytes == 0 ? 16 : static_cast<std::int64_t>(offset_bytes));
 }
 
 std::unique_ptr<Plan> prepare_or_fail(const Problem& p) {

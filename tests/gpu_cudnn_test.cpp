@@ -109,13 +109,7 @@ std::vector<double> ref_rrms(const std::vector<float>& x, std::int64_t M, std::i
 // One bf16 forward on device at two eps through one plan, checked against fp64, rows `S`
 // elements apart. Unless must_run, cuDNN may refuse the case instead, by name.
 void check_fwd_bf16(std::int64_t M, std::int64_t H, std::int64_t S, bool must_run) {
-  Problem p;
-  p.op = Op::fwd;
-  p.M = M;
-  p.H = H;
-  p.stride = S;
-  p.x = DType::bf16;
-  p.w = DType::bf16;
+  const Problem p = Problem::of(Op::fwd, M, H, DType::bf16, DType::bf16, DType::f32, S);
   RB_REQUIRE_CUDNN(k, p);
 
   std::unique_ptr<Plan> plan;
@@ -199,13 +193,7 @@ TEST(CudnnGpu, FwdStridedRowsRunOrAreRefused) { check_fwd_bf16(19, 4097, 4097 + 
 // to the same bits as the eager launch.
 TEST(CudnnGpu, FwdReplaysFromACapturedGraph) {
   const std::int64_t M = 8, H = 4096;
-  Problem p;
-  p.op = Op::fwd;
-  p.M = M;
-  p.H = H;
-  p.stride = H;
-  p.x = DType::bf16;
-  p.w = DType::bf16;
+  const Problem p = Problem::of(Op::fwd, M, H, DType::bf16, DType::bf16, DType::f32, H);
   RB_REQUIRE_CUDNN(k, p);
   std::unique_ptr<Plan> plan = k->prepare(p, "");
   std::uint64_t seed = 3;
@@ -253,13 +241,7 @@ TEST(CudnnGpu, FwdReplaysFromACapturedGraph) {
 
 TEST(CudnnGpu, BwdBf16MatchesFp64) {
   const std::int64_t M = 64, H = 4096, S = H;
-  Problem p;
-  p.op = Op::bwd;
-  p.M = M;
-  p.H = H;
-  p.stride = S;
-  p.x = DType::bf16;
-  p.w = DType::bf16;
+  const Problem p = Problem::of(Op::bwd, M, H, DType::bf16, DType::bf16, DType::f32, S);
   RB_REQUIRE_CUDNN(k, p);
   std::unique_ptr<Plan> plan;
   try {
@@ -342,13 +324,7 @@ TEST(CudnnGpu, BwdBf16MatchesFp64) {
 
 // --cudnn-engines all: one variant per engine configuration, each one preparable by name.
 TEST(CudnnGpu, AllEnginesListsVariants) {
-  Problem p;
-  p.op = Op::fwd;
-  p.M = 64;
-  p.H = 4096;
-  p.stride = 4096;
-  p.x = DType::bf16;
-  p.w = DType::bf16;
+  const Problem p = Problem::of(Op::fwd, 64, 4096, DType::bf16, DType::bf16, DType::f32, 4096);
   RB_REQUIRE_CUDNN(k, p);
   ASSERT_TRUE(static_cast<bool>(k->variants));
 

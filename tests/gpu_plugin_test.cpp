@@ -157,16 +157,7 @@ void compare(double got, double ref, double tol, Mismatch& m) {
 
 Problem problem_for(Op op, DType x, DType w, std::int64_t M, std::int64_t H, std::int64_t stride,
                     bool misaligned) {
-  Problem p;
-  p.op = op;
-  p.M = M;
-  p.H = H;
-  p.stride = stride;
-  p.x = x;
-  p.w = w;
-  p.r = x;
-  p.base_align = misaligned ? static_cast<std::int64_t>(dtype_size(x)) : 16;
-  return p;
+  return Problem::of(op, M, H, x, w, x, stride, misaligned ? static_cast<std::int64_t>(dtype_size(x)) : 16);
 }
 
 // Runs kernel `name`'s forward on (M, H, stride, layout) inputs of the given scale (the
