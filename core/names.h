@@ -14,7 +14,9 @@
 
 namespace rb {
 
-enum class DType { f32, f16, bf16 };
+// e4m3 and e5m2 (OCP fp8) are output dtypes only: y of fwd and add under a per-tensor scale
+// (y8 = saturate(round(y * scale)), types.h). No op reads them.
+enum class DType { f32, f16, bf16, e4m3, e5m2 };
 
 // fwd: y = rmsnorm(x) * w.  bwd: dx, dw from x, w, dy and the saved rrms.
 // add: s = x + r, y = rmsnorm(s) * w, s written back (the residual stream).
@@ -33,8 +35,31 @@ struct Names;
 
 template <>
 struct Names<DType> {
-  static constexpr std::array<std::pair<DType, std::string_view>, 3> table{
-      {{DType::f32, "fp32"}, {DType::f16, "fp16"}, {DType::bf16, "bf16"}}};
+  static constexpr std::array<std::pair<DType, std::string_view>, 5> table{{{DType::f32, "fp32"},
+                                                                            {DType::f16, "fp16"},
+                                                                            {DType::bf16, "bf16"},
+                                                                            {DType::e4m3, "e4m3"},
+                                                                            {DType::e5m2, "e5m2"}}};
+};
+
+// Where a forward rounds, and whether the weight carries an offset. Every op has one (the
+// backward's formulas see only its effective weight). The fp64 reference models each as
+// exact math plus the named roundings (reference/rmsnorm_ref.h); README "Conventions" names
+// the code each follows.
+//   fp32           y = round_Y(x * rrms * w): one rounding, at the output
+//   llama          n = round_X(x * rrms), y = round_Y(round_{X*W}(n * w)); add: s rounded to
+//                  the residual dtype before it is squared
+//   gemma          y = round_Y(x * rrms * round_f32(1 + w)): the offset in fp32
+//   zero_centered  y = round_Y(x * rrms * round_W(1 + w)): the offset in w's dtype
+enum class Convention { fp32, llama, gemma, zero_centered };
+
+template <>
+struct Names<Convention> {
+  static constexpr std::array<std::pair<Convention, std::string_view>, 4> table{
+      {{Convention::fp32, "fp32"},
+       {Convention::llama, "llama"},
+       {Convention::gemma, "gemma"},
+       {Convention::zero_centered, "zero-centered"}}};
 };
 
 template <>
@@ -104,7 +129,17 @@ inline constexpr std::string_view dist_name(Dist d) { return name_of(d); }
 inline constexpr std::optional<Dist> parse_dist(std::string_view s) { return parse_name<Dist>(s); }
 inline const std::vector<Dist>& all_dists() { return all_of<Dist>(); }
 
-inline constexpr std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 2; }
+inline constexpr std::string_view convention_name(Convention c) { return name_of(c); }
+inline constexpr std::optional<Convention> parse_convention(std::string_view s) { return parse_name<Convention>(s); }
+
+inline constexpr bool is_fp8(DType t) { return t == DType::e4m3 || t == DType::e5m2; }
+inline constexpr std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : is_fp8(t) ? 1 : 2; }
+// The dtypes a tensor other than y may have (x, w, the residual stream, dy, dx, dw).
+inline constexpr bool is_input_dtype(DType t) { return !is_fp8(t); }
+// The weight's stored value is an offset from 1 (gemma, zero-centered).
+inline constexpr bool has_weight_offset(Convention c) {
+  return c == Convention::gemma || c == Convention::zero_centered;
+}
 
 // Ops that carry a residual stream (and so a residual dtype).
 inline constexpr bool has_residual(Op op) { return op == Op::add || op == Op::add_bwd; }

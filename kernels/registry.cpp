@@ -281,7 +281,8 @@ void register_kernel(KernelInfo k) {
 }
 
 Problem fwd_problem(const FwdArgs& a) {
-  return Problem::of(Op::fwd, a.M, a.H, a.xdtype, a.wdtype, a.xdtype, std::min(a.x_stride, a.y_stride));
+  return Problem::of(Op::fwd, a.M, a.H, a.xdtype, a.wdtype, a.xdtype, std::min(a.x_stride, a.y_stride), 16, a.conv,
+                     a.ydtype);
 }
 
 std::optional<std::string> check_common(const KernelInfo& k, const Problem& p) {
@@ -299,6 +300,16 @@ std::optional<std::string> check_common(const KernelInfo& k, const Problem& p) {
   if (has_residual(p.op) && p.r != p.x && p.r != DType::f32)
     return "residual dtype " + std::string(dtype_name(p.r)) + " with x " + std::string(dtype_name(p.x)) +
            ": the residual stream is x's dtype or fp32";
+  if (std::find(k.conventions.begin(), k.conventions.end(), p.conv) == k.conventions.end()) {
+    std::string have;
+    for (Convention c : k.conventions) have += (have.empty() ? "" : ", ") + std::string(convention_name(c));
+    return k.name + " does not implement the " + std::string(convention_name(p.conv)) + " convention (it has " +
+           have + ")";
+  }
+  if (is_fp8(p.y) && !k.fp8_output)
+    return k.name + " has no fp8 output (y " + std::string(dtype_name(p.y)) + ")";
+  if (is_fp8(p.y) && p.op != Op::fwd && p.op != Op::add)
+    return std::string("an fp8 y is an output of fwd and add only, not ") + std::string(op_name(p.op));
   if (p.H < k.min_H)
     return "H=" + std::to_string(p.H) + " is below " + k.name + "'s minimum " + std::to_string(k.min_H);
   if (p.stride < p.H) return "row stride smaller than H";
@@ -318,6 +329,8 @@ FwdArgs fwd_args_for(const Problem& p) {
   a.x_stride = a.y_stride = p.stride;
   a.xdtype = p.x;
   a.wdtype = p.w;
+  a.ydtype = p.y;
+  a.conv = p.conv;
   return a;
 }
 
@@ -329,6 +342,8 @@ AddArgs add_args_for(const Problem& p) {
   a.xdtype = p.x;
   a.wdtype = p.w;
   a.rdtype = p.r;
+  a.ydtype = p.y;
+  a.conv = p.conv;
   return a;
 }
 
@@ -341,6 +356,7 @@ BwdArgs bwd_args_for(const Problem& p) {
   a.xdtype = p.op == Op::add_bwd ? p.r : p.x;
   a.dydtype = p.x;
   a.wdtype = p.w;
+  a.conv = p.conv;
   return a;
 }
 

@@ -43,11 +43,15 @@ struct Problem {
   // Bytes every base pointer is aligned to (16 at most): 16 for the contiguous and strided
   // layouts, the element size for a base offset by one element.
   std::int64_t base_align = 16;
+  Convention conv = Convention::fp32;
+  DType y = DType::f32;  // y's dtype (fwd, add): x's, or fp8
 
-  // A problem in one expression; a negative stride means packed rows (stride H).
+  // A problem in one expression; a negative stride means packed rows (stride H). y defaults
+  // to x's dtype.
   static Problem of(Op op, std::int64_t M, std::int64_t H, DType x, DType w, DType r, std::int64_t stride = -1,
-                    std::int64_t base_align = 16) {
-    return {op, M, H, stride < 0 ? H : stride, x, w, r, base_align};
+                    std::int64_t base_align = 16, Convention conv = Convention::fp32,
+                    std::optional<DType> y = std::nullopt) {
+    return {op, M, H, stride < 0 ? H : stride, x, w, r, base_align, conv, y.value_or(x)};
   }
 };
 
@@ -98,6 +102,9 @@ struct KernelInfo {
   std::int64_t min_H = 1;
   std::function<std::int64_t(const Problem&)> max_H;  // inclusive, by op and dtypes
   std::string alignment;                              // human-readable alignment needs
+  // The conventions it implements (core/names.h) and whether y may be fp8 (fwd, add).
+  std::vector<Convention> conventions{Convention::fp32};
+  bool fp8_output = false;
   SupportsFn supports;  // kernel-specific limits beyond the common checks (null = none)
   VariantsFn variants;  // null = none
   PrepareFn prepare;
@@ -117,8 +124,8 @@ const KernelInfo* find_kernel(const std::string& name, std::string* variant = nu
 // Adds a kernel (a plugin's). Throws std::invalid_argument on a duplicate name.
 void register_kernel(KernelInfo k);
 
-// Checks shared by every kernel: available, op implemented, dtype combo listed, H in range,
-// strides >= H; then the kernel's own supports().
+// Checks shared by every kernel: available, op implemented, dtype combo listed, convention
+// and y dtype implemented, H in range, strides >= H; then the kernel's own supports().
 std::optional<std::string> check_common(const KernelInfo& k, const Problem& p);
 // The forward's problem, for callers holding launch arguments, and its check.
 Problem fwd_problem(const FwdArgs& a);
