@@ -189,20 +189,23 @@ void generate_rows(Dist d, std::uint64_t seed, std::int64_t M, std::int64_t H, s
 }
 
 template <class T>
-void generate_weight(std::uint64_t seed, std::int64_t H, T* out) {
+void generate_weight(std::uint64_t seed, std::int64_t H, T* out, bool offset) {
   check_shape(H, "generate_weight");
   NormalStream normal(seed, kStreamWeight, 0);
-  for (std::int64_t c = 0; c < H; ++c) out[c] = store<T>(1.0 + kWeightSpread * normal.next());
+  const double base = offset ? 0.0 : 1.0;
+  for (std::int64_t c = 0; c < H; ++c) out[c] = store<T>(base + kWeightSpread * normal.next());
 }
 
 #define RB_INSTANTIATE_GENERATORS(T)                                                                 \
   template void generate_row<T>(Dist, std::uint64_t, std::int64_t, std::int64_t, T*);                \
   template void generate_rows<T>(Dist, std::uint64_t, std::int64_t, std::int64_t, std::int64_t, T*); \
-  template void generate_weight<T>(std::uint64_t, std::int64_t, T*);
+  template void generate_weight<T>(std::uint64_t, std::int64_t, T*, bool);
 
 RB_INSTANTIATE_GENERATORS(float)
 RB_INSTANTIATE_GENERATORS(half)
 RB_INSTANTIATE_GENERATORS(bfloat16)
+RB_INSTANTIATE_GENERATORS(fp8_e4m3)
+RB_INSTANTIATE_GENERATORS(fp8_e5m2)
 #undef RB_INSTANTIATE_GENERATORS
 
 }  // namespace rb::ref

@@ -30,7 +30,9 @@ using rb::parse_dist;
 //   zero_row N(0, 1) except rows where is_zero_row(row) holds, which are all zero
 // Every distribution transforms the same N(0, 1) draws of the row (splitmix64 keyed by
 // seed and row, Box-Muller), so e.g. an outlier row equals the normal row outside its
-// outlier columns. Values go double -> float -> T, rounding to nearest even.
+// outlier columns. Values go double -> float -> T, rounding to nearest even. The generators
+// also fill the fp8 types (saturating: e4m3 holds at most 448, so `large` and `outlier`
+// saturate there).
 // Throws std::invalid_argument if H < 1.
 template <class T>
 void generate_row(Dist d, std::uint64_t seed, std::int64_t row, std::int64_t H, T* out);
@@ -42,9 +44,12 @@ template <class T>
 void generate_rows(Dist d, std::uint64_t seed, std::int64_t M, std::int64_t H, std::int64_t stride, T* out);
 
 // The weight: 1 + 0.5 * N(0, 1), never all ones, so wrong weight indexing shows. It draws
-// from its own stream, independent of every row of x.
+// from its own stream, independent of every row of x. With offset (the zero-centred
+// parameter of the gemma and zero-centered conventions, whose kernels multiply by 1 + w) the
+// stored value is 0.5 * N(0, 1) from the same draws: 1 + w then has the plain weight's
+// distribution (not bit for bit the plain weight: the offset is rounded to T on its own).
 template <class T>
-void generate_weight(std::uint64_t seed, std::int64_t H, T* out);
+void generate_weight(std::uint64_t seed, std::int64_t H, T* out, bool offset = false);
 
 // Rows that the zero_row distribution leaves all zero (row 1, then every 5th row):
 // row % 5 == 1, i.e. rows 1, 6, 11, ... Row 0 is never zero, so M >= 2 has a zero row.

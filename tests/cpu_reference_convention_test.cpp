@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstring>
 #include <iomanip>
+#include <initializer_list>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -23,6 +25,7 @@ namespace rb::ref {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::uint64_t kWeightSeed = 20261130;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---------------------------------------------------------------------------------------
@@ -363,6 +366,48 @@ TEST(RoundTo, FloatIsTheHardwareConversion) {
   EXPECT_EQ(round_to<half>(65520.0), kInf);  // the tie above the max goes to inf (even)
   EXPECT_EQ(round_to<half>(65519.0), 65504.0);
   EXPECT_EQ(round_to<double>(0.1), 0.1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Generators: the zero-centred weight and the fp8 types.
+
+TEST(GenerateConvention, OffsetWeightIsTheSameDrawsWithoutTheOne) {
+  constexpr std::int64_t H = 4096;
+  std::vector<float> plain(H), offset(H), plain_default(H);
+  generate_weight(kWeightSeed, H, plain.data(), false);
+  generate_weight(kWeightSeed, H, plain_default.data());
+  generate_weight(kWeightSeed, H, offset.data(), true);
+  EXPECT_EQ(plain, plain_default);
+  double sum = 0, sum_squares = 0;
+  for (std::int64_t h = 0; h < H; ++h) {
+    // Both are float(base + 0.5 z) of the same z: they differ by the two float roundings.
+    EXPECT_NEAR(1.0 + offset[h], plain[h], 0x1p-23 * (1 + std::fabs(plain[h]))) << h;
+    sum += offset[h];
+    sum_squares += static_cast<double>(offset[h]) * offset[h];
+  }
+  const double mean = sum / H, sd = std::sqrt(sum_squares / H - mean * mean);
+  EXPECT_NEAR(mean, 0.0, 0.05);
+  EXPECT_NEAR(sd, 0.5, 0.05);
+}
+
+TEST(GenerateConvention, Fp8RowsAreTheFloatRowsRoundedAndSaturated) {
+  constexpr std::int64_t H = 4096;
+  std::vector<float> f(H);
+  std::vector<fp8_e4m3> e4(H);
+  std::vector<fp8_e5m2> e5(H);
+  generate_row(Dist::large, 41, 3, H, f.data());
+  generate_row(Dist::large, 41, 3, H, e4.data());
+  generate_row(Dist::large, 41, 3, H, e5.data());
+  int saturated = 0;
+  for (std::int64_t h = 0; h < H; ++h) {
+    ASSERT_EQ(bits_of(e4[h]), bits_of(fp8_e4m3(f[h]))) << h;
+    ASSERT_EQ(bits_of(e5[h]), bits_of(fp8_e5m2(f[h]))) << h;
+    saturated += std::fabs(to_double(e4[h])) == 448.0;
+  }
+  EXPECT_GT(saturated, 0);  // 300 * N(0, 1) passes 448 in about 1 of 7
+  std::vector<fp8_e4m3> w(H);
+  generate_weight(41, H, w.data(), true);
+  EXPECT_TRUE(std::any_of(w.begin(), w.end(), [](fp8_e4m3 v) { return to_double(v) != 0.0; }));
 }
 
 }  // namespace
