@@ -1,7 +1,8 @@
 // RMSNorm forward, backward and fused residual add, in fp64. Every stored value (float, half,
 // bfloat16) is exact in float and every float is exact in double, so the casts below lose
 // nothing: the reference computes on exactly the values the GPU read. double inputs (for
-// finite-difference tests) are copied as they are.
+// finite-difference tests) are copied as they are. The conventions' roundings are round_to
+// (host_dtype.h), applied elementwise to fp64 intermediates.
 #include "reference/rmsnorm_ref.h"
 
 #include <Eigen/Core>
@@ -16,6 +17,19 @@ namespace rb::ref {
 namespace {
 
 using Eigen::ArrayXd;
+
+// The dtype of a tensor op between T and W in PyTorch: the common type if they agree, else
+// fp32 (promote_types of two different floating types among fp32, fp16, bf16 is fp32).
+template <class T, class W>
+using promoted_t = std::conditional_t<std::is_same_v<T, W>, T, float>;
+
+template <class T>
+ArrayXd rounded_to(const ArrayXd& v) {
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else
+    return v.unaryExpr([](double e) { return round_to<T>(e); });
+}
 
 // Always a fresh ArrayXd, double inputs included, so every dtype takes the same Eigen code
 // path on identically aligned data: equal values give bitwise equal results.
@@ -44,8 +58,39 @@ void check_rows(const char* fn, std::int64_t M, std::int64_t H, std::int64_t str
 
 double rrms_of(const ArrayXd& x, double eps) { return 1.0 / std::sqrt(x.square().mean() + eps); }
 
-// The RMSNorm backward of one row at x (see the header for the formulas). dw and dw_abs
-// receive this row's contribution.
+// The weight the normalised row is multiplied by: w itself, or 1 + w rounded as the
+// convention rounds it (fp32 for gemma, W for zero_centered; 1 + w is exact or innocuously
+// rounded in fp64, see the header).
+template <class W>
+ArrayXd effective_weight(const W* w, std::int64_t H, Convention conv) {
+  const ArrayXd wd = upcast_row(w, H);
+  switch (conv) {
+    case Convention::gemma:
+      return rounded_to<float>(1.0 + wd);
+    case Convention::zero_centered:
+      return rounded_to<W>(1.0 + wd);
+    case Convention::fp32:
+    case Convention::llama:
+      return wd;
+  }
+  throw std::invalid_argument("rmsnorm reference: unknown Convention value " +
+                              std::to_string(static_cast<int>(conv)));
+}
+
+// y before its final rounding: x * rrms * w_eff exactly, or llama's chain of roundings
+// (n = round_T(x * rrms), then round_{promoted(T, W)}(n * w)). x holds T's values (for the add
+// op, s as the convention rounded it).
+template <class T, class W>
+ArrayXd scaled_row(const ArrayXd& x, double rrms, const W* w, std::int64_t H, Convention conv) {
+  if (conv == Convention::llama) {
+    const ArrayXd normalised = rounded_to<T>(x * rrms);
+    return rounded_to<promoted_t<T, W>>(normalised * upcast_row(w, H));
+  }
+  return x * rrms * effective_weight(w, H, conv);
+}
+
+// The RMSNorm backward of one row at x (see the header for the formulas), w being the
+// effective weight (effective_weight). dw and dw_abs receive this row's contribution.
 void norm_bwd(const ArrayXd& x, const ArrayXd& w, const ArrayXd& dy, double rrms, const BwdOut& out) {
   const std::int64_t H = x.size();
   const ArrayXd g = dy * w;
@@ -79,11 +124,11 @@ void bwd_rows(std::int64_t M, std::int64_t H, std::int64_t stride, const BwdOut&
 }  // namespace
 
 template <class T, class W>
-double rmsnorm_fwd_row(const T* x, const W* w, std::int64_t H, double eps, double* y) {
+double rmsnorm_fwd_row(const T* x, const W* w, std::int64_t H, double eps, double* y, Convention conv) {
   check_h("rmsnorm_fwd_row", H);
   const ArrayXd xd = upcast_row(x, H);
   const double rrms = rrms_of(xd, eps);
-  row_out(y, H) = xd * rrms * upcast_row(w, H);
+  row_out(y, H) = scaled_row<T>(xd, rrms, w, H, conv);
   return rrms;
 }
 
@@ -94,16 +139,17 @@ double rrms_row(const T* x, std::int64_t H, double eps) {
 }
 
 template <class T, class W>
-void rmsnorm_bwd_row(const T* x, const W* w, const T* dy, std::int64_t H, double rrms, const BwdOut& out) {
+void rmsnorm_bwd_row(const T* x, const W* w, const T* dy, std::int64_t H, double rrms, const BwdOut& out,
+                     Convention conv) {
   check_h("rmsnorm_bwd_row", H);
-  norm_bwd(upcast_row(x, H), upcast_row(w, H), upcast_row(dy, H), rrms, out);
+  norm_bwd(upcast_row(x, H), effective_weight(w, H, conv), upcast_row(dy, H), rrms, out);
 }
 
 template <class T, class W>
 void rmsnorm_bwd_rows(const T* x, const W* w, const T* dy, const double* rrms, std::int64_t M, std::int64_t H,
-                      std::int64_t stride, const BwdOut& out) {
+                      std::int64_t stride, const BwdOut& out, Convention conv) {
   check_rows("rmsnorm_bwd_rows", M, H, stride);
-  const ArrayXd wd = upcast_row(w, H);
+  const ArrayXd wd = effective_weight(w, H, conv);
   bwd_rows(M, H, stride, out, [&](std::int64_t i, const BwdOut& row) {
     norm_bwd(upcast_row(x + i * stride, H), wd, upcast_row(dy + i * stride, H), rrms[i], row);
   });
@@ -111,20 +157,21 @@ void rmsnorm_bwd_rows(const T* x, const W* w, const T* dy, const double* rrms, s
 
 template <class T, class R, class W>
 double rmsnorm_add_fwd_row(const T* x, const R* r, const W* w, std::int64_t H, double eps, double* y,
-                           double* s) {
+                           double* s, Convention conv) {
   check_h("rmsnorm_add_fwd_row", H);
-  const ArrayXd sd = upcast_row(x, H) + upcast_row(r, H);
+  const ArrayXd exact_sum = upcast_row(x, H) + upcast_row(r, H);
+  const ArrayXd sd = conv == Convention::llama ? rounded_to<R>(exact_sum) : exact_sum;
   const double rrms = rrms_of(sd, eps);
-  row_out(y, H) = sd * rrms * upcast_row(w, H);
+  row_out(y, H) = scaled_row<T>(sd, rrms, w, H, conv);
   row_out(s, H) = sd;
   return rrms;
 }
 
 template <class T, class R, class W>
 void rmsnorm_add_bwd_row(const R* s, const W* w, const T* dy, const R* ds_out, std::int64_t H, double rrms,
-                         const BwdOut& out) {
+                         const BwdOut& out, Convention conv) {
   check_h("rmsnorm_add_bwd_row", H);
-  norm_bwd(upcast_row(s, H), upcast_row(w, H), upcast_row(dy, H), rrms, out);
+  norm_bwd(upcast_row(s, H), effective_weight(w, H, conv), upcast_row(dy, H), rrms, out);
   if (out.dx || out.dx_scale) {
     const ArrayXd ds = upcast_row(ds_out, H);
     if (out.dx) row_out(out.dx, H) += ds;
@@ -134,10 +181,11 @@ void rmsnorm_add_bwd_row(const R* s, const W* w, const T* dy, const R* ds_out, s
 
 template <class T, class R, class W>
 void rmsnorm_add_bwd_rows(const R* s, const W* w, const T* dy, const R* ds_out, const double* rrms,
-                          std::int64_t M, std::int64_t H, std::int64_t stride, const BwdOut& out) {
+                          std::int64_t M, std::int64_t H, std::int64_t stride, const BwdOut& out,
+                          Convention conv) {
   check_rows("rmsnorm_add_bwd_rows", M, H, stride);
   bwd_rows(M, H, stride, out, [&](std::int64_t i, const BwdOut& row) {
-    rmsnorm_add_bwd_row<T, R, W>(s + i * stride, w, dy + i * stride, ds_out + i * stride, H, rrms[i], row);
+    rmsnorm_add_bwd_row<T, R, W>(s + i * stride, w, dy + i * stride, ds_out + i * stride, H, rrms[i], row, conv);
   });
 }
 
@@ -146,18 +194,20 @@ void rmsnorm_add_bwd_rows(const R* s, const W* w, const T* dy, const R* ds_out, 
 #define RB_INSTANTIATE_ONE(T) template double rrms_row<T>(const T*, std::int64_t, double);
 
 #define RB_INSTANTIATE_TW(T, W)                                                                           \
-  template double rmsnorm_fwd_row<T, W>(const T*, const W*, std::int64_t, double, double*);               \
-  template void rmsnorm_bwd_row<T, W>(const T*, const W*, const T*, std::int64_t, double, const BwdOut&); \
+  template double rmsnorm_fwd_row<T, W>(const T*, const W*, std::int64_t, double, double*, Convention);   \
+  template void rmsnorm_bwd_row<T, W>(const T*, const W*, const T*, std::int64_t, double, const BwdOut&,   \
+                                      Convention);                                                        \
   template void rmsnorm_bwd_rows<T, W>(const T*, const W*, const T*, const double*, std::int64_t,         \
-                                       std::int64_t, std::int64_t, const BwdOut&);
+                                       std::int64_t, std::int64_t, const BwdOut&, Convention);
 
 #define RB_INSTANTIATE_TRW(T, R, W)                                                                         \
   template double rmsnorm_add_fwd_row<T, R, W>(const T*, const R*, const W*, std::int64_t, double, double*, \
-                                               double*);                                                    \
+                                               double*, Convention);                                        \
   template void rmsnorm_add_bwd_row<T, R, W>(const R*, const W*, const T*, const R*, std::int64_t, double,  \
-                                             const BwdOut&);                                                \
+                                             const BwdOut&, Convention);                                    \
   template void rmsnorm_add_bwd_rows<T, R, W>(const R*, const W*, const T*, const R*, const double*,        \
-                                              std::int64_t, std::int64_t, std::int64_t, const BwdOut&);
+                                              std::int64_t, std::int64_t, std::int64_t, const BwdOut&,      \
+                                              Convention);
 
 #define RB_INSTANTIATE_TR(T, R) \
   RB_INSTANTIATE_TRW(T, R, float) RB_INSTANTIATE_TRW(T, R, half) RB_INSTANTIATE_TRW(T, R, bfloat16)

@@ -7,24 +7,62 @@
 // instantiated with double for all of them, so tests can take finite differences in fp64.
 // Every stored value is exact in fp64, so the reference computes on exactly the values the
 // GPU read. Outputs are doubles. Functions throw std::invalid_argument if H < 1 (and, for
-// the *_rows functions, if M < 0 or stride < H).
+// the *_rows functions, if M < 0 or stride < H) or if conv is not a Convention.
+//
+// Conventions (core/names.h). Each is exact math plus the roundings it names: everything
+// else is fp64 (rrms included, always computed from the values actually squared). The
+// output's own final rounding (to T, or to fp8 after the scale) is NOT done here: y is
+// returned before it, and the caller rounds (round_to<Y>, round_overflow<Y>). round_X(v)
+// below is round_to<X>(v), correct rounding to nearest even; with a double storage type
+// round_T, round_W and round_R are the identity, while gemma's round_f32 still rounds to
+// float (so the all-double instantiation keeps gemma's one rounding).
+//   fp32           y = x * rrms * w. One rounding, at the output: torch.nn.functional.rms_norm
+//                  and TransformerEngine's fused kernels (fp32 compute, one store).
+//   llama          n = round_T(x * rrms), y = round_P(n * w) with P the dtype PyTorch promotes
+//                  T and W to: T when W == T, else fp32 (so fp32 whenever T or W is fp32, and
+//                  also for fp16 with bf16). Hugging Face LlamaRMSNorm: `self.weight *
+//                  hidden_states.to(input_dtype)`, two tensor ops each rounding to its dtype;
+//                  also vLLM's and apex's style. With T = W = float both roundings are to fp32:
+//                  llama then differs from fp32 by those fp32 roundings alone (2^-24 relative
+//                  each), which an fp32 kernel of either convention makes anyway.
+//                  Add op: s = round_R(x + r) is what is squared, normalised and returned as s
+//                  (HF adds the residual as a tensor op in its dtype before the norm); n is
+//                  rounded to T, x's dtype, as in the forward.
+//   gemma          y = x * rrms * round_f32(1 + w). Hugging Face GemmaRMSNorm (`output * (1.0 +
+//                  self.weight.float())`, one rounding at the output) and TransformerEngine's
+//                  zero_centered_gamma (its kernels add 1 in the fp32 compute type: identical).
+//   zero_centered  y = x * rrms * round_W(1 + w). The +1 applied to the parameter tensor in its
+//                  own dtype before a plain kernel (e.g. `weight + 1` on a bf16 parameter), and
+//                  cuDNN's pointwise add when its output tensor has w's dtype.
+// gemma and zero_centered differ only where 1 + w is not representable in W (and is in fp32).
+// 1 + w is formed in fp64 before its rounding: exact unless |w| < 2^-29 or |w| >= 2^52, and
+// then rounded in a way the second rounding cannot see (a sum of two p-bit values rounded to
+// 53 >= 2p + 2 bits and then to p bits is the sum rounded once). x * rrms in llama is an
+// fp64 product (rrms is fp64 itself) before its rounding to T.
 #pragma once
 
 #include <cstdint>
 
+#include "core/names.h"
+
 namespace rb::ref {
 
-// y[c] = x[c] * rrms * w[c] with rrms = 1 / sqrt(mean(x^2) + eps), in fp64. Returns rrms.
-// y receives H doubles.
+// y[c] = x[c] * rrms * w_eff[c] (or llama's chain) with rrms = 1 / sqrt(mean(x^2) + eps), in
+// fp64. Returns rrms. y receives H doubles.
 template <class T, class W>
-double rmsnorm_fwd_row(const T* x, const W* w, std::int64_t H, double eps, double* y);
+double rmsnorm_fwd_row(const T* x, const W* w, std::int64_t H, double eps, double* y,
+                       Convention conv = Convention::fp32);
 
 // rrms = 1 / sqrt(mean(x^2) + eps) of one row, exactly as rmsnorm_fwd_row computes it.
 template <class T>
 double rrms_row(const T* x, std::int64_t H, double eps);
 
 // ---------------------------------------------------------------------------------------
-// Backward of y = x * rrms * w (rrms = 1 / sqrt(mean(x^2) + eps)), per row, given dy = dL/dy:
+// Backward of y = x * rrms * w (rrms = 1 / sqrt(mean(x^2) + eps)), per row, given dy = dL/dy.
+// With a weight offset (gemma, zero_centered) w below is the effective weight w_eff, rounded
+// as the forward rounds it, in g = dy * w and dx_scale; dw and dw_abs are unchanged
+// (d w_eff / d w = 1, the rounding is not differentiated). fp32 and llama have the same
+// backward: a forward's intermediate roundings are not differentiated.
 //
 //   dx[h] = rrms * dy[h] * w[h] - x[h] * (rrms^3 / H) * sum_j dy[j] * w[j] * x[j]
 //   dw[h] = sum over rows of dy[h] * x[h] * rrms
@@ -56,34 +94,38 @@ struct BwdOut {
 };
 
 template <class T, class W>
-void rmsnorm_bwd_row(const T* x, const W* w, const T* dy, std::int64_t H, double rrms, const BwdOut& out);
+void rmsnorm_bwd_row(const T* x, const W* w, const T* dy, std::int64_t H, double rrms, const BwdOut& out,
+                     Convention conv = Convention::fp32);
 
 // M rows; row i of x and dy (and of out.dx, out.dx_scale) starts at i * stride. rrms: M values.
 template <class T, class W>
 void rmsnorm_bwd_rows(const T* x, const W* w, const T* dy, const double* rrms, std::int64_t M, std::int64_t H,
-                      std::int64_t stride, const BwdOut& out);
+                      std::int64_t stride, const BwdOut& out, Convention conv = Convention::fp32);
 
 // ---------------------------------------------------------------------------------------
 // Fused residual add + RMSNorm: s = x + r, y = s * rrms(s) * w with rrms(s) =
 // 1 / sqrt(mean(s^2) + eps). s is added in fp64 from the exact inputs (exact unless the
-// exponents of x and r differ by more than 29 = 53 - 24; correctly rounded then). Writes y
-// and s (residual_out, the residual stream passed on), H doubles each; returns rrms(s).
+// exponents of x and r differ by more than 29 = 53 - 24; correctly rounded then), and for
+// llama rounded to R (round_R(x + r), see above). Writes y and s (residual_out, the residual
+// stream passed on), H doubles each; returns rrms(s).
 template <class T, class R, class W>
 double rmsnorm_add_fwd_row(const T* x, const R* r, const W* w, std::int64_t H, double eps, double* y,
-                           double* s);
+                           double* s, Convention conv = Convention::fp32);
 
 // Its backward. Inputs: s (the residual_out the forward saved, which is what the kernel reads:
 // x and r themselves are not needed), w, dy = dL/dy, ds_out = dL/ds from the residual
 // stream's consumers, and rrms as for rmsnorm_bwd_row. Since s = x + r,
 //   dx = dr = (the RMSNorm backward of dy at s) + ds_out,
 // written to out.dx (the one gradient serves both x and r); dw as for rmsnorm_bwd_row, on s.
+// conv: w_eff as for rmsnorm_bwd_row.
 template <class T, class R, class W>
 void rmsnorm_add_bwd_row(const R* s, const W* w, const T* dy, const R* ds_out, std::int64_t H, double rrms,
-                         const BwdOut& out);
+                         const BwdOut& out, Convention conv = Convention::fp32);
 
 template <class T, class R, class W>
 void rmsnorm_add_bwd_rows(const R* s, const W* w, const T* dy, const R* ds_out, const double* rrms,
-                          std::int64_t M, std::int64_t H, std::int64_t stride, const BwdOut& out);
+                          std::int64_t M, std::int64_t H, std::int64_t stride, const BwdOut& out,
+                          Convention conv = Convention::fp32);
 
 // ---------------------------------------------------------------------------------------
 // Expected fp32 GPU error, for the validation tolerances (u = 2^-24, fp32 unit roundoff).
