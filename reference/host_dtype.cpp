@@ -134,9 +134,9 @@ double round_to(double v) {
   }
 }
 
-#define RB_INSTANTIATE_HOST_DTYPE(T)             \
-  template double ulp_at<T>(double v);           \
-  template double round_overflow<T>(double v);   \
+#define RB_INSTANTIATE_HOST_DTYPE(T)           \
+  template double ulp_at<T>(double v);         \
+  template double round_overflow<T>(double v); \
   template double round_to<T>(double v);
 
 RB_INSTANTIATE_HOST_DTYPE(float)

@@ -40,8 +40,9 @@ struct fp8_e4m3 {
     v.bits = b;
     return v;
   }
-  explicit operator double() const;  // exact
-  explicit operator float() const { return static_cast<float>(static_cast<double>(*this)); }  // exact
+  // Exact: every fp8 value is a float.
+  explicit operator double() const;
+  explicit operator float() const { return static_cast<float>(static_cast<double>(*this)); }
 };
 
 struct fp8_e5m2 {
@@ -55,8 +56,9 @@ struct fp8_e5m2 {
     v.bits = b;
     return v;
   }
-  explicit operator double() const;  // exact
-  explicit operator float() const { return static_cast<float>(static_cast<double>(*this)); }  // exact
+  // Exact: every fp8 value is a float.
+  explicit operator double() const;
+  explicit operator float() const { return static_cast<float>(static_cast<double>(*this)); }
 };
 
 static_assert(sizeof(fp8_e4m3) == 1 && sizeof(fp8_e5m2) == 1, "fp8 storage is one byte");
@@ -64,16 +66,26 @@ static_assert(sizeof(fp8_e4m3) == 1 && sizeof(fp8_e5m2) == 1, "fp8 storage is on
 // Round-to-nearest-even from float (Eigen's conversions for half and bfloat16; saturating
 // for fp8, see above).
 template <class T>
-inline T from_float(float v) { return static_cast<T>(v); }
+inline T from_float(float v) {
+  return static_cast<T>(v);
+}
 
 template <class T>
-inline double to_double(T v) { return static_cast<double>(static_cast<float>(v)); }
+inline double to_double(T v) {
+  return static_cast<double>(static_cast<float>(v));
+}
 template <>
-inline double to_double<double>(double v) { return v; }
+inline double to_double<double>(double v) {
+  return v;
+}
 template <>
-inline double to_double<fp8_e4m3>(fp8_e4m3 v) { return static_cast<double>(v); }
+inline double to_double<fp8_e4m3>(fp8_e4m3 v) {
+  return static_cast<double>(v);
+}
 template <>
-inline double to_double<fp8_e5m2>(fp8_e5m2 v) { return static_cast<double>(v); }
+inline double to_double<fp8_e5m2>(fp8_e5m2 v) {
+  return static_cast<double>(v);
+}
 
 template <class T>
 inline std::uint32_t bits_of(T v) {
@@ -96,32 +108,38 @@ inline std::uint32_t bits_of(T v) {
 // Per storage type: mantissa bits (excluding the implicit one), minimum normal exponent,
 // largest finite value, and whether conversion saturates at it (fp8) instead of going to
 // +-inf (the IEEE types).
-template <class T> struct DtypeTraits;
-template <> struct DtypeTraits<float> {
+template <class T>
+struct DtypeTraits;
+template <>
+struct DtypeTraits<float> {
   static constexpr int mant = 23;
   static constexpr int min_exp = -126;
   static constexpr double max_finite = 0x1.fffffep127;
   static constexpr bool saturates = false;
 };
-template <> struct DtypeTraits<half> {
+template <>
+struct DtypeTraits<half> {
   static constexpr int mant = 10;
   static constexpr int min_exp = -14;
   static constexpr double max_finite = 65504.0;
   static constexpr bool saturates = false;
 };
-template <> struct DtypeTraits<bfloat16> {
+template <>
+struct DtypeTraits<bfloat16> {
   static constexpr int mant = 7;
   static constexpr int min_exp = -126;
   static constexpr double max_finite = 0x1.fep127;
   static constexpr bool saturates = false;
 };
-template <> struct DtypeTraits<fp8_e4m3> {
+template <>
+struct DtypeTraits<fp8_e4m3> {
   static constexpr int mant = 3;
   static constexpr int min_exp = -6;
   static constexpr double max_finite = 448.0;
   static constexpr bool saturates = true;
 };
-template <> struct DtypeTraits<fp8_e5m2> {
+template <>
+struct DtypeTraits<fp8_e5m2> {
   static constexpr int mant = 2;
   static constexpr int min_exp = -14;
   static constexpr double max_finite = 57344.0;

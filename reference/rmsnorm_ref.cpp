@@ -185,7 +185,8 @@ void rmsnorm_add_bwd_rows(const R* s, const W* w, const T* dy, const R* ds_out, 
                           Convention conv) {
   check_rows("rmsnorm_add_bwd_rows", M, H, stride);
   bwd_rows(M, H, stride, out, [&](std::int64_t i, const BwdOut& row) {
-    rmsnorm_add_bwd_row<T, R, W>(s + i * stride, w, dy + i * stride, ds_out + i * stride, H, rrms[i], row, conv);
+    rmsnorm_add_bwd_row<T, R, W>(s + i * stride, w, dy + i * stride, ds_out + i * stride, H, rrms[i], row,
+                                 conv);
   });
 }
 
@@ -193,11 +194,11 @@ void rmsnorm_add_bwd_rows(const R* s, const W* w, const T* dy, const R* ds_out, 
 
 #define RB_INSTANTIATE_ONE(T) template double rrms_row<T>(const T*, std::int64_t, double);
 
-#define RB_INSTANTIATE_TW(T, W)                                                                           \
-  template double rmsnorm_fwd_row<T, W>(const T*, const W*, std::int64_t, double, double*, Convention);   \
-  template void rmsnorm_bwd_row<T, W>(const T*, const W*, const T*, std::int64_t, double, const BwdOut&,   \
-                                      Convention);                                                        \
-  template void rmsnorm_bwd_rows<T, W>(const T*, const W*, const T*, const double*, std::int64_t,         \
+#define RB_INSTANTIATE_TW(T, W)                                                                          \
+  template double rmsnorm_fwd_row<T, W>(const T*, const W*, std::int64_t, double, double*, Convention);  \
+  template void rmsnorm_bwd_row<T, W>(const T*, const W*, const T*, std::int64_t, double, const BwdOut&, \
+                                      Convention);                                                       \
+  template void rmsnorm_bwd_rows<T, W>(const T*, const W*, const T*, const double*, std::int64_t,        \
                                        std::int64_t, std::int64_t, const BwdOut&, Convention);
 
 #define RB_INSTANTIATE_TRW(T, R, W)                                                                         \

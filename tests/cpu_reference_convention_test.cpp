@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <iomanip>
 #include <initializer_list>
+#include <iomanip>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -58,7 +58,8 @@ double decode(const Format& f, std::uint32_t code) {
   else if (e == 0)
     magnitude = std::pow(2.0, 1 - f.bias) * (static_cast<double>(m) / std::pow(2.0, f.mant_bits));
   else
-    magnitude = std::pow(2.0, static_cast<int>(e) - f.bias) * (1.0 + static_cast<double>(m) / std::pow(2.0, f.mant_bits));
+    magnitude = std::pow(2.0, static_cast<int>(e) - f.bias) *
+                (1.0 + static_cast<double>(m) / std::pow(2.0, f.mant_bits));
   return negative ? -magnitude : magnitude;
 }
 
@@ -181,7 +182,8 @@ TEST(Fp8, KnownCodes) {
   };
   for (const Known& k : {Known{0x38, 1.0}, Known{0x7E, 448.0}, Known{0xFE, -448.0}, Known{0x08, 0x1p-6},
                          Known{0x01, 0x1p-9}, Known{0x07, 7 * 0x1p-9}, Known{0x3C, 1.5}, Known{0x80, -0.0}}) {
-    EXPECT_TRUE(same_value(to_double(fp8_e4m3::from_bits(k.code)), k.value)) << "e4m3 0x" << std::hex << +k.code;
+    EXPECT_TRUE(same_value(to_double(fp8_e4m3::from_bits(k.code)), k.value))
+        << "e4m3 0x" << std::hex << +k.code;
     EXPECT_EQ(bits_of(fp8_e4m3(k.value)), k.code) << "e4m3 " << k.value;
   }
   EXPECT_TRUE(std::isnan(to_double(fp8_e4m3::from_bits(0x7F))));
@@ -189,7 +191,8 @@ TEST(Fp8, KnownCodes) {
   EXPECT_EQ(to_double(fp8_e4m3::from_bits(0x78)), 256.0);  // S.1111.000: finite in e4m3, not inf
   for (const Known& k : {Known{0x3C, 1.0}, Known{0x7B, 57344.0}, Known{0xFB, -57344.0}, Known{0x04, 0x1p-14},
                          Known{0x01, 0x1p-16}, Known{0x03, 3 * 0x1p-16}, Known{0x3E, 1.5}}) {
-    EXPECT_TRUE(same_value(to_double(fp8_e5m2::from_bits(k.code)), k.value)) << "e5m2 0x" << std::hex << +k.code;
+    EXPECT_TRUE(same_value(to_double(fp8_e5m2::from_bits(k.code)), k.value))
+        << "e5m2 0x" << std::hex << +k.code;
     EXPECT_EQ(bits_of(fp8_e5m2(k.value)), k.code) << "e5m2 " << k.value;
   }
   EXPECT_EQ(to_double(fp8_e5m2::from_bits(0x7C)), kInf);
@@ -208,8 +211,8 @@ void expect_round_trips(const Format& f) {
     const std::uint32_t from_double = bits_of(T(v));
     const std::uint32_t from_single = bits_of(from_float<T>(static_cast<float>(v)));
     if ((from_double != code || from_single != code) && ++failures <= 5)
-      ADD_FAILURE() << f.name << " code 0x" << std::hex << code << " came back as 0x" << from_double << " / 0x"
-                    << from_single;
+      ADD_FAILURE() << f.name << " code 0x" << std::hex << code << " came back as 0x" << from_double
+                    << " / 0x" << from_single;
   }
 }
 
@@ -248,8 +251,8 @@ TEST(Fp8, RoundsToTheNearestCodeTiesToEvenSaturating) {
 // The satfinite rule spelled out: beyond max and +-inf give +-max, NaN stays NaN, signed
 // zeros and underflow keep their sign.
 TEST(Fp8, SaturationNanAndSignedZero) {
-  EXPECT_EQ(bits_of(fp8_e4m3(464.0)), 0x7Eu);   // the tie above 448 goes down (no code above)
-  EXPECT_EQ(bits_of(fp8_e4m3(465.0)), 0x7Eu);   // beyond the tie: saturates, not NaN
+  EXPECT_EQ(bits_of(fp8_e4m3(464.0)), 0x7Eu);  // the tie above 448 goes down (no code above)
+  EXPECT_EQ(bits_of(fp8_e4m3(465.0)), 0x7Eu);  // beyond the tie: saturates, not NaN
   EXPECT_EQ(bits_of(fp8_e4m3(1e30)), 0x7Eu);
   EXPECT_EQ(bits_of(fp8_e4m3(-1e30)), 0xFEu);
   EXPECT_EQ(bits_of(fp8_e4m3(kInf)), 0x7Eu);
@@ -266,7 +269,7 @@ TEST(Fp8, SaturationNanAndSignedZero) {
   EXPECT_EQ(bits_of(fp8_e4m3(0.0)), 0x00u);
   EXPECT_EQ(bits_of(fp8_e4m3(-0.0)), 0x80u);
   EXPECT_EQ(bits_of(fp8_e5m2(-0.0)), 0x80u);
-  EXPECT_EQ(bits_of(fp8_e4m3(0x1p-10)), 0x00u);   // half the smallest subnormal: tie to 0
+  EXPECT_EQ(bits_of(fp8_e4m3(0x1p-10)), 0x00u);  // half the smallest subnormal: tie to 0
   EXPECT_EQ(bits_of(fp8_e4m3(-0x1p-10)), 0x80u);
   EXPECT_EQ(bits_of(fp8_e4m3(0x1.000001p-10)), 0x01u);
   EXPECT_EQ(bits_of(fp8_e4m3(3 * 0x1p-10)), 0x02u);  // subnormal tie 1.5 steps: to even (2)
@@ -293,7 +296,8 @@ TEST(Fp8, RoundOverflowSaturatesAndNeverGivesInf) {
 TEST(Fp8, TraitsAndUlpAt) {
   EXPECT_EQ(DtypeTraits<fp8_e4m3>::max_finite, decode(kE4M3, 0x7E));
   EXPECT_EQ(DtypeTraits<fp8_e5m2>::max_finite, decode(kE5M2, 0x7B));
-  EXPECT_EQ(DtypeTraits<half>::max_finite, static_cast<double>(static_cast<float>(std::numeric_limits<half>::max())));
+  EXPECT_EQ(DtypeTraits<half>::max_finite,
+            static_cast<double>(static_cast<float>(std::numeric_limits<half>::max())));
   EXPECT_EQ(DtypeTraits<bfloat16>::max_finite,
             static_cast<double>(static_cast<float>(std::numeric_limits<bfloat16>::max())));
   EXPECT_EQ(DtypeTraits<float>::max_finite, std::numeric_limits<float>::max());
@@ -308,7 +312,8 @@ TEST(Fp8, TraitsAndUlpAt) {
     using T = decltype(tag);
     const auto cands = candidates(f);
     for (std::size_t i = 0; i + 1 < cands.size(); ++i)
-      EXPECT_EQ(ulp_at<T>(cands[i].value), cands[i + 1].value - cands[i].value) << f.name << " at " << cands[i].value;
+      EXPECT_EQ(ulp_at<T>(cands[i].value), cands[i + 1].value - cands[i].value)
+          << f.name << " at " << cands[i].value;
   };
   check_gaps(fp8_e4m3{}, kE4M3);
   check_gaps(fp8_e5m2{}, kE5M2);
@@ -328,8 +333,8 @@ TEST(RoundTo, HalfAndBfloat16AreTheNearestCode) {
     for (double v : some) {
       const double expected = decode(f, nearest_code(f, cands, v));
       if (!same_value(round_to<T>(v), expected) && ++failures <= 5)
-        ADD_FAILURE() << std::setprecision(17) << "round_to<" << f.name << ">(" << v << ") = " << round_to<T>(v)
-                      << ", nearest " << expected;
+        ADD_FAILURE() << std::setprecision(17) << "round_to<" << f.name << ">(" << v
+                      << ") = " << round_to<T>(v) << ", nearest " << expected;
       // Where v is a float, Eigen's conversion (from float) must agree.
       const float single = static_cast<float>(v);
       if (static_cast<double>(single) == v && !same_value(to_double(from_float<T>(single)), expected) &&
@@ -358,7 +363,8 @@ TEST(RoundTo, FloatIsTheHardwareConversion) {
   std::uniform_real_distribution<double> log2_magnitude(-160, 130);
   for (int i = 0; i < 20000; ++i) {
     const double v = (i % 2 ? -1 : 1) * std::exp2(log2_magnitude(rng));
-    ASSERT_TRUE(same_value(round_to<float>(v), static_cast<double>(static_cast<float>(v)))) << std::setprecision(17) << v;
+    ASSERT_TRUE(same_value(round_to<float>(v), static_cast<double>(static_cast<float>(v))))
+        << std::setprecision(17) << v;
   }
   EXPECT_EQ(round_to<float>(1e39), kInf);
   EXPECT_EQ(round_to<float>(-kInf), -kInf);
@@ -403,7 +409,8 @@ template <class T, class W>
 std::vector<double> forward(const std::vector<T>& x, const std::vector<W>& w, double eps, Convention conv,
                             double* rrms_out = nullptr) {
   std::vector<double> y(x.size());
-  const double rrms = rmsnorm_fwd_row(x.data(), w.data(), static_cast<std::int64_t>(x.size()), eps, y.data(), conv);
+  const double rrms =
+      rmsnorm_fwd_row(x.data(), w.data(), static_cast<std::int64_t>(x.size()), eps, y.data(), conv);
   if (rrms_out) *rrms_out = rrms;
   return y;
 }
@@ -466,7 +473,8 @@ TEST(Convention, LlamaAgainstFp32OverEveryBf16WeightInABinade) {
     const double y_fp32 = eigen_round<bfloat16>(fp32[c]);
     if (y_fp32 != llama[c]) {
       ++parted;
-      const double ulp = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(std::min(y_fp32, llama[c])))) - 7);
+      const double ulp =
+          std::ldexp(1.0, static_cast<int>(std::floor(std::log2(std::min(y_fp32, llama[c])))) - 7);
       EXPECT_EQ(std::fabs(y_fp32 - llama[c]), ulp) << "column " << c;
     }
   }
@@ -552,7 +560,7 @@ TEST(Convention, GemmaRoundsOnePlusWToFp32EvenForDoubleWeights) {
   const auto gemma = forward(x, w, 0.0, Convention::gemma);
   const auto zero_centered = forward(x, w, 0.0, Convention::zero_centered);
   const double rrms = 1.0 / std::sqrt(2.5);
-  EXPECT_DOUBLE_EQ(gemma[0], 1.0 * rrms);               // 1 + 2^-30 -> 1
+  EXPECT_DOUBLE_EQ(gemma[0], 1.0 * rrms);                   // 1 + 2^-30 -> 1
   EXPECT_DOUBLE_EQ(gemma[1], -2.0 * rrms * (1 + 0x1p-23));  // above the fp32 tie: up
   EXPECT_EQ(zero_centered[0], 1.0 * rrms * (1 + 0x1p-30));
   EXPECT_EQ(zero_centered[1], -2.0 * rrms * (1 + 0x1p-24 + 0x1p-40));
@@ -572,13 +580,14 @@ TEST(Convention, LlamaAddRoundsTheResidualSumBeforeSquaring) {
   const auto w = stored<bfloat16>({1.0, 0.75});
   const double eps = 1e-6;
   std::vector<double> y_fp32(2), s_fp32(2), y_llama(2), s_llama(2);
-  const double rrms_fp32 =
-      rmsnorm_add_fwd_row(x.data(), r.data(), w.data(), 2, eps, y_fp32.data(), s_fp32.data(), Convention::fp32);
-  const double rrms_llama =
-      rmsnorm_add_fwd_row(x.data(), r.data(), w.data(), 2, eps, y_llama.data(), s_llama.data(), Convention::llama);
+  const double rrms_fp32 = rmsnorm_add_fwd_row(x.data(), r.data(), w.data(), 2, eps, y_fp32.data(),
+                                               s_fp32.data(), Convention::fp32);
+  const double rrms_llama = rmsnorm_add_fwd_row(x.data(), r.data(), w.data(), 2, eps, y_llama.data(),
+                                                s_llama.data(), Convention::llama);
 
   const std::vector<double> exact_s = {1 + 0x1p-8, 3 + 0x1p-7};
-  const std::vector<double> rounded_s = {eigen_round<bfloat16>(exact_s[0]), eigen_round<bfloat16>(exact_s[1])};
+  const std::vector<double> rounded_s = {eigen_round<bfloat16>(exact_s[0]),
+                                         eigen_round<bfloat16>(exact_s[1])};
   EXPECT_EQ(rounded_s, (std::vector<double>{1.0, 3.0}));
   EXPECT_EQ(s_fp32, exact_s);
   EXPECT_EQ(s_llama, rounded_s);
@@ -659,8 +668,8 @@ std::vector<double> central_differences(Row p, std::vector<double> Row::*input, 
   return out;
 }
 
-int count_outside(const std::vector<double>& got, const std::vector<double>& expected, const std::vector<double>& scale,
-                  const char* what, bool report) {
+int count_outside(const std::vector<double>& got, const std::vector<double>& expected,
+                  const std::vector<double>& scale, const char* what, bool report) {
   int outside = 0;
   for (std::size_t k = 0; k < got.size(); ++k) {
     // The floor of 0.1 covers the quotient's rounding (~1e-8 absolute) where a column's
@@ -681,21 +690,22 @@ TEST(ConventionBackward, GemmaBackwardIsTheGradientOfTheGemmaForward) {
   const Row p = row_problem(H);
   const double rrms = rrms_row(p.x.data(), H, eps);
   std::vector<double> dx(H), dw(H), dx_scale(H), dw_abs(H);
-  rmsnorm_bwd_row(p.x.data(), p.w.data(), p.g.data(), H, rrms, {dx.data(), dw.data(), dx_scale.data(), dw_abs.data()},
-                  Convention::gemma);
+  rmsnorm_bwd_row(p.x.data(), p.w.data(), p.g.data(), H, rrms,
+                  {dx.data(), dw.data(), dx_scale.data(), dw_abs.data()}, Convention::gemma);
   const auto fd_x = central_differences(p, &Row::x, false, eps, Convention::gemma);
   EXPECT_EQ(count_outside(dx, fd_x, dx_scale, "dx", true), 0);
 
   // The same backward without the offset (w for 1 + w) is far off: the check can fail.
   std::vector<double> dx_plain(H), dx_scale_plain(H);
-  rmsnorm_bwd_row(p.x.data(), p.w.data(), p.g.data(), H, rrms, {dx_plain.data(), nullptr, dx_scale_plain.data(), nullptr},
-                  Convention::fp32);
+  rmsnorm_bwd_row(p.x.data(), p.w.data(), p.g.data(), H, rrms,
+                  {dx_plain.data(), nullptr, dx_scale_plain.data(), nullptr}, Convention::fp32);
   EXPECT_GT(count_outside(dx_plain, fd_x, dx_scale, "dx without offset", false), H / 2);
 
   // dw: d w_eff / d w = 1, so it is the plain dw; the zero-centred forward in fp64 (round_W
   // the identity for double) is smooth in w and its difference quotient confirms it.
   std::vector<double> dw_plain(H), dw_abs_plain(H);
-  rmsnorm_bwd_row(p.x.data(), p.w.data(), p.g.data(), H, rrms, {nullptr, dw_plain.data(), nullptr, dw_abs_plain.data()});
+  rmsnorm_bwd_row(p.x.data(), p.w.data(), p.g.data(), H, rrms,
+                  {nullptr, dw_plain.data(), nullptr, dw_abs_plain.data()});
   EXPECT_EQ(dw, dw_plain);
   EXPECT_EQ(dw_abs, dw_abs_plain);
   const auto fd_w = central_differences(p, &Row::w, false, eps, Convention::zero_centered);
@@ -712,10 +722,14 @@ TEST(ConventionBackward, GemmaAddBackwardIsTheGradientOfTheGemmaAddForward) {
   const double rrms =
       rmsnorm_add_fwd_row(p.x.data(), p.r.data(), p.w.data(), H, eps, y.data(), s.data(), Convention::gemma);
   std::vector<double> dx(H), dx_scale(H);
-  rmsnorm_add_bwd_row(s.data(), p.w.data(), p.g.data(), p.gs.data(), H, rrms, {dx.data(), nullptr, dx_scale.data(), nullptr},
-                      Convention::gemma);
-  EXPECT_EQ(count_outside(dx, central_differences(p, &Row::x, true, eps, Convention::gemma), dx_scale, "dx", true), 0);
-  EXPECT_EQ(count_outside(dx, central_differences(p, &Row::r, true, eps, Convention::gemma), dx_scale, "dr", true), 0);
+  rmsnorm_add_bwd_row(s.data(), p.w.data(), p.g.data(), p.gs.data(), H, rrms,
+                      {dx.data(), nullptr, dx_scale.data(), nullptr}, Convention::gemma);
+  EXPECT_EQ(
+      count_outside(dx, central_differences(p, &Row::x, true, eps, Convention::gemma), dx_scale, "dx", true),
+      0);
+  EXPECT_EQ(
+      count_outside(dx, central_differences(p, &Row::r, true, eps, Convention::gemma), dx_scale, "dr", true),
+      0);
 }
 
 // zero_centered in bf16: the backward's weight is 1 + w rounded to bf16, which the test
@@ -736,8 +750,8 @@ TEST(ConventionBackward, ZeroCenteredUsesOnePlusWRoundedToW) {
   std::vector<double> rrms(M);
   for (std::int64_t i = 0; i < M; ++i) rrms[i] = rrms_row(x.data() + i * H, H, 1e-5);
   std::vector<double> dx(M * H), dw(H), dx_scale(M * H), dx_ref(M * H), dw_ref(H), dx_scale_ref(M * H);
-  rmsnorm_bwd_rows(x.data(), w.data(), dy.data(), rrms.data(), M, H, H, {dx.data(), dw.data(), dx_scale.data(), nullptr},
-                   Convention::zero_centered);
+  rmsnorm_bwd_rows(x.data(), w.data(), dy.data(), rrms.data(), M, H, H,
+                   {dx.data(), dw.data(), dx_scale.data(), nullptr}, Convention::zero_centered);
   rmsnorm_bwd_rows(x.data(), w_eff.data(), dy.data(), rrms.data(), M, H, H,
                    {dx_ref.data(), dw_ref.data(), dx_scale_ref.data(), nullptr});
   EXPECT_EQ(dx, dx_ref);
@@ -746,10 +760,10 @@ TEST(ConventionBackward, ZeroCenteredUsesOnePlusWRoundedToW) {
 
   // The add backward over rows passes the convention on as well.
   std::vector<double> dx_add(M * H), dx_add_ref(M * H);
-  rmsnorm_add_bwd_rows<bfloat16, bfloat16, bfloat16>(x.data(), w.data(), dy.data(), dy.data(), rrms.data(), M, H, H,
-                                                     {dx_add.data()}, Convention::zero_centered);
-  rmsnorm_add_bwd_rows<bfloat16, bfloat16, bfloat16>(x.data(), w_eff.data(), dy.data(), dy.data(), rrms.data(), M, H, H,
-                                                     {dx_add_ref.data()});
+  rmsnorm_add_bwd_rows<bfloat16, bfloat16, bfloat16>(x.data(), w.data(), dy.data(), dy.data(), rrms.data(), M,
+                                                     H, H, {dx_add.data()}, Convention::zero_centered);
+  rmsnorm_add_bwd_rows<bfloat16, bfloat16, bfloat16>(x.data(), w_eff.data(), dy.data(), dy.data(),
+                                                     rrms.data(), M, H, H, {dx_add_ref.data()});
   EXPECT_EQ(dx_add, dx_add_ref);
 }
 
