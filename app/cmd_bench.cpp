@@ -66,8 +66,8 @@ void override_sizes(std::vector<std::int64_t>& dst, const std::vector<std::strin
     for (std::int64_t v : parse_int_item(item, 1)) dst.push_back(v);
 }
 
-Sweep build_sweep(const BenchOptions& o) {
-  Sweep s = o.preset == "validation" ? validation_sweep(default_kernels()) : default_bench_sweep();
+// A preset's sweep with the options' overrides.
+Sweep apply_options(Sweep s, const BenchOptions& o) {
   s.seed = o.seed;
   override_sizes(s.Hs, o.H);
   override_sizes(s.Ms, o.M);
@@ -80,7 +80,20 @@ Sweep build_sweep(const BenchOptions& o) {
   override_list(s.kernels, o.kernels, [](const std::string& n) { return n; });
   override_list(s.dists, o.dists, [](const std::string& n) { return *ref::parse_dist(n); });
   override_list(s.layouts, o.layouts, [](const std::string& n) { return *parse_layout(n); });
+  override_list(s.conventions, o.conventions, [](const std::string& n) { return *parse_convention(n); });
+  override_list(s.ydtypes, o.ydtypes,
+                [](const std::string& n) { return n == "same" ? YDtypeChoice{} : YDtypeChoice{*parse_dtype(n)}; });
+  override_list(s.y_scales, o.y_scales, parse_positive_double);
   return s;
+}
+
+// The sweeps a run expands: the preset's (validation: its three, harness/case.h), each with
+// the options' overrides.
+std::vector<Sweep> build_sweeps(const BenchOptions& o) {
+  if (o.preset != "validation") return {apply_options(default_bench_sweep(), o)};
+  std::vector<Sweep> v;
+  for (Sweep base : validation_sweeps(default_kernels())) v.push_back(apply_options(std::move(base), o));
+  return v;
 }
 
 bool any_failed(const std::vector<Record>& recs) {
@@ -96,8 +109,7 @@ std::vector<std::string> make_plots(const std::string& csv_path, const std::stri
                                     const std::vector<Record>& records, bool quiet) {
   namespace fs = std::filesystem;
   const char* env = std::getenv("RB_PLOT_SCRIPT");
-  std::string script = env ? env : (fs::path(executable_dir()) / ".." / "scripts" / "plot.py").string();
-  if (!env && !fs::exists(script)) script = (fs::path(RB_SOURCE_DIR_STR) / "scripts" / "plot.py").string();
+  const std::string script = env ? env : find_script("plot.py");
   const fs::path plots_dir = fs::path(md_path).parent_path() / "plots";
   const pid_t pid = spawn_process("/usr/bin/python3", {"python3", script, csv_path, "-o", plots_dir.string()});
   const int rc = pid < 0 ? -1 : wait_process(pid);
@@ -167,7 +179,7 @@ std::uint64_t count_size_items(const std::vector<std::string>& items) {
 // The sweep, its size checked against --max-cases before anything is built: --H and --M are
 // counted item by item (a range arithmetically) before they are expanded, then the cases are
 // counted from the lists. Returns 0, or the exit code after saying why.
-int plan_sweep(const BenchOptions& o, Sweep& sweep, std::uint64_t& n_cases) {
+int plan_sweep(const BenchOptions& o, std::vector<Sweep>& sweep, std::uint64_t& n_cases) {
   const auto limit = static_cast<std::uint64_t>(o.max_cases);
   const auto refuse = [&](const std::string& what, std::uint64_t n) {
     std::cerr << fmt::format(
@@ -181,7 +193,7 @@ int plan_sweep(const BenchOptions& o, Sweep& sweep, std::uint64_t& n_cases) {
     const std::uint64_t n = count_size_items(*items);
     if (n > limit) return refuse(fmt::format("{} gives {} values, so the sweep has at least", name, n), n);
   }
-  sweep = build_sweep(o);
+  sweep = build_sweeps(o);
   n_cases = count_cases(sweep);
   if (n_cases == 0) {
     std::cerr << "rmsnorm-bench: --kernel/--op: none of the kernels given implements any of the ops given "
@@ -300,7 +312,10 @@ int run_on_devices(const BenchOptions& o, std::uint64_t n_cases) {
 }  // namespace
 
 void setup_bench(CLI::App& app, BenchOptions& o) {
-  const std::vector<std::string> dtypes = all_names<DType>();
+  std::vector<std::string> dtypes, fp8;
+  for (DType d : all_of<DType>()) (is_input_dtype(d) ? dtypes : fp8).emplace_back(dtype_name(d));
+  std::vector<std::string> ydtypes{"same"};
+  ydtypes.insert(ydtypes.end(), fp8.begin(), fp8.end());
   std::vector<std::string> wdtypes{"same"};
   wdtypes.insert(wdtypes.end(), dtypes.begin(), dtypes.end());
   auto int_list = parses_as([](const std::string& s) { count_int_item(s, 1); });
@@ -335,6 +350,23 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
       ->delimiter(',')
       ->check(CLI::IsMember(wdtypes))
       ->default_str("same");
+  app.add_option("--convention", o.conventions,
+                 "Where the forward rounds and whether w is an offset from 1: fp32, llama, gemma, zero-centered "
+                 "(README, Conventions)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(all_names<Convention>()))
+      ->default_str("fp32");
+  app.add_option("--ydtype", o.ydtypes,
+                 "y dtype of fwd and add: same (as x) or fp8 e4m3, e5m2 (y8 = saturate(round(y * scale)), with "
+                 "amax)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(ydtypes))
+      ->default_str("same");
+  app.add_option("--y-scale", o.y_scales, "Per-tensor scales of an fp8 y (finite, > 0)")
+      ->delimiter(',')
+      ->check(parses_as([](const std::string& s) { parse_positive_double(s); }))
+      ->type_name("LIST")
+      ->default_str("1");
   app.add_option("--eps", o.eps, "eps values (finite, > 0)")
       ->delimiter(',')
       ->check(parses_as([](const std::string& s) { parse_positive_double(s); }))
@@ -426,7 +458,7 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
 int run_bench(const BenchOptions& o) {
   install_interrupt_handlers();
   if (!check_outputs(o)) return kExitUsage;
-  Sweep sweep;
+  std::vector<Sweep> sweep;
   std::uint64_t n_cases = 0;
   if (const int rc = plan_sweep(o, sweep, n_cases)) return rc;
   if (!o.devices.empty()) return run_on_devices(o, n_cases);

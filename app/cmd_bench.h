@@ -18,6 +18,7 @@ struct BenchOptions {
   std::string preset = "bench";  // bench | validation
   std::vector<std::string> H, M;  // raw list items, counted then expanded after parsing
   std::vector<std::string> ops, dtypes, wdtypes, rdtypes, eps, kernels, dists, layouts;
+  std::vector<std::string> conventions, ydtypes, y_scales;
   std::uint64_t seed = 0x5eed;
   bool no_check = false;
   bool no_time = false;

@@ -134,6 +134,28 @@ inline constexpr std::optional<Convention> parse_convention(std::string_view s) 
 
 inline constexpr bool is_fp8(DType t) { return t == DType::e4m3 || t == DType::e5m2; }
 inline constexpr std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : is_fp8(t) ? 1 : 2; }
+// Stored mantissa bits (the implicit one excluded).
+inline constexpr int mantissa_bits(DType t) {
+  switch (t) {
+    case DType::f32: return 23;
+    case DType::f16: return 10;
+    case DType::bf16: return 7;
+    case DType::e4m3: return 3;
+    case DType::e5m2: return 2;
+  }
+  return 0;
+}
+// The largest finite value (an fp8 y saturates to it).
+inline constexpr double max_finite(DType t) {
+  switch (t) {
+    case DType::f32: return 3.4028234663852886e38;
+    case DType::f16: return 65504.0;
+    case DType::bf16: return 3.3895313892515355e38;
+    case DType::e4m3: return 448.0;
+    case DType::e5m2: return 57344.0;
+  }
+  return 0;
+}
 // The dtypes a tensor other than y may have (x, w, the residual stream, dy, dx, dw).
 inline constexpr bool is_input_dtype(DType t) { return !is_fp8(t); }
 // The weight's stored value is an offset from 1 (gemma, zero-centered).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 #include <tuple>
 
 #include "kernels/registry.h"
@@ -14,9 +15,11 @@ std::int64_t layout_stride(Layout l, std::int64_t H) {
 
 std::int64_t layout_offset(Layout l) { return l == Layout::misaligned ? 1 : 0; }
 
+// The convention and y dtype are part of the data: a weight offset changes the generated
+// weight, y's dtype the output buffers, and the reference depends on both.
 bool Case::same_data(const Case& o) const {
-  return std::tie(op, dtype, wdtype, rdtype, M, H, layout, dist, seed) ==
-         std::tie(o.op, o.dtype, o.wdtype, o.rdtype, o.M, o.H, o.layout, o.dist, o.seed);
+  return std::tie(op, dtype, wdtype, rdtype, M, H, layout, dist, seed, conv, y8, y_scale) ==
+         std::tie(o.op, o.dtype, o.wdtype, o.rdtype, o.M, o.H, o.layout, o.dist, o.seed, o.conv, o.y8, o.y_scale);
 }
 
 namespace {
@@ -41,6 +44,9 @@ struct UniqueSweep {
   std::vector<Dist> dists;
   std::vector<double> eps;
   std::vector<std::string> kernels;
+  std::vector<Convention> conventions;
+  std::vector<YDtypeChoice> ydtypes;
+  std::vector<double> y_scales;
 
   explicit UniqueSweep(const Sweep& s)
       : ops(unique_in_order(s.ops)),
@@ -50,7 +56,29 @@ struct UniqueSweep {
         layouts(unique_in_order(s.layouts)),
         dists(unique_in_order(s.dists)),
         eps(unique_in_order(s.eps)),
-        kernels(unique_in_order(s.kernels)) {}
+        kernels(unique_in_order(s.kernels)),
+        conventions(unique_in_order(s.conventions)),
+        ydtypes(unique_in_order(s.ydtypes)),
+        y_scales(unique_in_order(s.y_scales)) {}
+
+  // y dtypes of an op: fwd and add have the choices, the others none (y absent: x's).
+  std::vector<YDtypeChoice> ydtypes_for(Op op) const {
+    if (op != Op::fwd && op != Op::add) return ydtypes.empty() ? std::vector<YDtypeChoice>{} : std::vector<YDtypeChoice>{YDtypeChoice{}};
+    return ydtypes;
+  }
+  // Scales of a y dtype: only an fp8 y has one (1 otherwise).
+  std::vector<double> scales_for(const YDtypeChoice& y) const {
+    if (!y) return y_scales.empty() ? std::vector<double>{} : std::vector<double>{1.0};
+    return y_scales;
+  }
+  // (convention, y dtype, scale) triples of an op, in expansion order.
+  std::vector<std::tuple<Convention, YDtypeChoice, double>> outputs_for(Op op) const {
+    std::vector<std::tuple<Convention, YDtypeChoice, double>> v;
+    for (Convention cv : conventions)
+      for (const YDtypeChoice& y : ydtypes_for(op))
+        for (double sc : scales_for(y)) v.emplace_back(cv, y, sc);
+    return v;
+  }
 
   // A (kernel, op) pair the kernel does not implement is no case at all (warp-row has no
   // backward): listing it as a skip in every sweep would bury the real skips.
@@ -95,6 +123,7 @@ std::uint64_t count_cases(const Sweep& s) {
     const std::uint64_t kernels = u.kernels_for(op).size();
     for (DType dt : u.dtypes) {
       std::uint64_t n = saturating_mul(resolved(s.wdtypes, dt).size(), residual_dtypes(s, op, dt).size());
+      n = saturating_mul(n, u.outputs_for(op).size());
       for (std::uint64_t f : {std::uint64_t(u.Hs.size()), std::uint64_t(u.Ms.size()),
                               std::uint64_t(u.layouts.size()), std::uint64_t(u.dists.size()), std::uint64_t(u.eps.size()), kernels})
         n = saturating_mul(n, f);
@@ -104,42 +133,74 @@ std::uint64_t count_cases(const Sweep& s) {
   return total;
 }
 
-std::vector<Case> expand(const Sweep& s) { return expand(s, 0, 1); }
+std::uint64_t count_cases(const std::vector<Sweep>& sweeps) {
+  std::uint64_t total = 0;
+  for (const Sweep& s : sweeps) total = saturating_add(total, count_cases(s));
+  return total;
+}
 
-std::vector<Case> expand(const Sweep& s, int shard_index, int shard_count) {
+namespace {
+
+// Appends the cases of the data groups of s that fall in the shard; `group` counts the data
+// groups so far (one per (op, dtypes, convention, y, H, M, layout, dist)), across sweeps.
+void expand_into(const Sweep& s, int shard_index, int shard_count, std::int64_t& group, std::vector<Case>& out) {
   const UniqueSweep u(s);
-  std::vector<Case> out;
-  if (u.eps.empty()) return out;
-  std::int64_t group = -1;  // data groups so far: one per (op, dtypes, H, M, layout, dist)
+  if (u.eps.empty()) return;
   for (Op op : u.ops) {
     const std::vector<std::string> kernels = u.kernels_for(op);
     if (kernels.empty()) continue;
+    const auto outputs = u.outputs_for(op);
     for (DType dt : u.dtypes)
       for (DType wd : resolved(s.wdtypes, dt))
         for (DType rd : residual_dtypes(s, op, dt))
-          for (std::int64_t H : u.Hs)
-            for (std::int64_t M : u.Ms)
-              for (Layout lay : u.layouts)
-                for (Dist d : u.dists) {
-                  if (++group % shard_count != shard_index) continue;
-                  for (double e : u.eps)
-                    for (const std::string& k : kernels) {
-                      Case c;
-                      c.op = op;
-                      c.kernel = k;
-                      c.dtype = dt;
-                      c.wdtype = wd;
-                      c.rdtype = rd;
-                      c.M = M;
-                      c.H = H;
-                      c.layout = lay;
-                      c.eps = e;
-                      c.dist = d;
-                      c.seed = s.seed;
-                      out.push_back(std::move(c));
-                    }
-                }
+          for (const auto& [conv, y8, y_scale] : outputs)
+            for (std::int64_t H : u.Hs)
+              for (std::int64_t M : u.Ms)
+                for (Layout lay : u.layouts)
+                  for (Dist d : u.dists) {
+                    if (++group % shard_count != shard_index) continue;
+                    for (double e : u.eps)
+                      for (const std::string& k : kernels) {
+                        Case c;
+                        c.op = op;
+                        c.kernel = k;
+                        c.dtype = dt;
+                        c.wdtype = wd;
+                        c.rdtype = rd;
+                        c.M = M;
+                        c.H = H;
+                        c.layout = lay;
+                        c.eps = e;
+                        c.dist = d;
+                        c.seed = s.seed;
+                        c.conv = conv;
+                        c.y8 = y8;
+                        c.y_scale = y_scale;
+                        out.push_back(std::move(c));
+                      }
+                  }
   }
+}
+
+}  // namespace
+
+std::vector<Case> expand(const Sweep& s) { return expand(s, 0, 1); }
+
+std::vector<Case> expand(const Sweep& s, int shard_index, int shard_count) {
+  std::vector<Case> out;
+  std::int64_t group = -1;
+  expand_into(s, shard_index, shard_count, group, out);
+  return out;
+}
+
+std::vector<Case> expand(const std::vector<Sweep>& sweeps, int shard_index, int shard_count) {
+  std::vector<Case> out;
+  std::int64_t group = -1;
+  for (const Sweep& s : sweeps) expand_into(s, shard_index, shard_count, group, out);
+  // Sweeps overridden alike (--convention fp32 on the validation preset) can repeat a case.
+  std::set<decltype(Case{}.key())> seen;
+  out.erase(std::remove_if(out.begin(), out.end(), [&](const Case& c) { return !seen.insert(c.key()).second; }),
+            out.end());
   return out;
 }
 
@@ -170,6 +231,30 @@ Sweep default_bench_sweep() {
   s.dists = {Dist::normal};
   s.layouts = {Layout::contiguous};
   return s;
+}
+
+std::vector<Sweep> validation_sweeps(const std::vector<std::string>& kernels) {
+  std::vector<Sweep> v{validation_sweep(kernels)};
+  // Conventions: every op and dtype combo and layout; H where the vector body, the tail and
+  // the 16-bit roundings all show; normal and offset rows (an offset row has a non-zero mean,
+  // so 1 + w rounding and the normalised value's rounding both matter) and tiny and large ones
+  // (the edges of the dtypes' ranges).
+  Sweep conv = validation_sweep(kernels);
+  conv.conventions = {Convention::llama, Convention::gemma, Convention::zero_centered};
+  conv.Hs = {1, 127, 4097, 8192};
+  conv.dists = {Dist::normal, Dist::offset, Dist::tiny, Dist::large};
+  v.push_back(conv);
+  // fp8 y: fwd and add, every convention; a scale of 1 and 300 (|y| up to ~5 * 1.5 under
+  // normal rows: 300 takes the largest past e4m3's 448, so saturation is exercised), on
+  // every distribution (tiny rows land in fp8's subnormals, large ones saturate at scale 1).
+  Sweep f8 = validation_sweep(kernels);
+  f8.ops = {Op::fwd, Op::add};
+  f8.conventions = all_of<Convention>();
+  f8.ydtypes = {DType::e4m3, DType::e5m2};
+  f8.y_scales = {1.0, 300.0};
+  f8.Hs = {1, 127, 4096, 4097};
+  v.push_back(f8);
+  return v;
 }
 
 Sweep validation_sweep(const std::vector<std::string>& kernels) {

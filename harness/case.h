@@ -34,10 +34,18 @@ struct Case {
   double eps = 1e-5;
   Dist dist = Dist::normal;
   std::uint64_t seed = 0;
+  Convention conv = Convention::fp32;
+  // y's dtype when it is fp8 (fwd and add), with the per-tensor scale y8 = sat(round(y *
+  // y_scale)); empty: y has x's dtype and y_scale is unused (1).
+  std::optional<DType> y8;
+  double y_scale = 1.0;
 
   std::int64_t stride() const { return layout_stride(layout, H); }
+  DType ydtype() const { return y8.value_or(dtype); }
   // Every field: equal keys are the same case.
-  auto key() const { return std::make_tuple(op, kernel, dtype, wdtype, rdtype, M, H, layout, eps, dist, seed); }
+  auto key() const {
+    return std::make_tuple(op, kernel, dtype, wdtype, rdtype, M, H, layout, eps, dist, seed, conv, y8, y_scale);
+  }
   // The inputs this case reads: cases with equal data keys share generated inputs.
   bool same_data(const Case& o) const;
 };
@@ -51,12 +59,18 @@ struct WDtypeChoice {
 // The same choice for the residual stream's dtype.
 using RDtypeChoice = WDtypeChoice;
 
+// A y dtype choice: x's dtype (empty) or an fp8 one.
+using YDtypeChoice = std::optional<DType>;
+
 struct Sweep {
   std::vector<Op> ops{Op::fwd, Op::bwd, Op::add, Op::add_bwd};
   std::vector<std::string> kernels;
   std::vector<DType> dtypes;
   std::vector<WDtypeChoice> wdtypes{WDtypeChoice{}};
   std::vector<RDtypeChoice> rdtypes{RDtypeChoice{}};  // used by ops with a residual stream
+  std::vector<Convention> conventions{Convention::fp32};
+  std::vector<YDtypeChoice> ydtypes{YDtypeChoice{}};  // used by fwd and add
+  std::vector<double> y_scales{1.0};                   // used by fp8 y dtypes
   std::vector<std::int64_t> Ms;
   std::vector<std::int64_t> Hs;
   std::vector<double> eps;
@@ -76,8 +90,14 @@ std::vector<Case> expand(const Sweep& s);
 // other shards' cases.
 std::vector<Case> expand(const Sweep& s, int shard_index, int shard_count);
 
-// expand(s).size(), counted without building a case (saturates at the largest uint64).
+// The cases of several sweeps, one after the other, sharded as one list (data groups counted
+// across the sweeps), a case that two sweeps share listed once.
+std::vector<Case> expand(const std::vector<Sweep>& sweeps, int shard_index = 0, int shard_count = 1);
+
+// expand(s).size(), counted without building a case (saturates at the largest uint64). For
+// several sweeps, the sum (an upper bound where they share cases).
 std::uint64_t count_cases(const Sweep& s);
+std::uint64_t count_cases(const std::vector<Sweep>& sweeps);
 
 // Shard `index` of `count` (0 <= index < count): the cases of every count-th data group
 // (a run of adjacent cases sharing inputs), starting at group `index`. The shards of one
@@ -94,9 +114,16 @@ std::vector<std::string> default_kernels();
 // normal, contiguous, default kernels.
 Sweep default_bench_sweep();
 
-// The validation sweep every kernel (and mutant) must face: every op, awkward H, every
-// distribution and layout, both weight dtypes, both residual dtypes, small M. A mutant that survives it means the sweep lacks
-// an input: extend the sweep, never weaken the mutant.
-Sweep validation_sweep(const std::vector<std::string>& kernels);
+// The validation sweeps every kernel (and mutant) must face, run one after the other:
+//   [0] every op, awkward H, every distribution and layout, both weight dtypes, both
+//       residual dtypes, small M, the fp32 convention (the base sweep);
+//   [1] the other conventions (llama, gemma, zero-centered) over every op, dtype, weight and
+//       residual dtype and layout, on the distributions and H where their roundings differ;
+//   [2] fp8 y (e4m3, e5m2) of fwd and add under every convention, with a scale of 1 and one
+//       that saturates the largest outputs.
+// A mutant that survives them means the sweeps lack an input: extend them, never weaken the
+// mutant.
+std::vector<Sweep> validation_sweeps(const std::vector<std::string>& kernels);
+Sweep validation_sweep(const std::vector<std::string>& kernels);  // [0]
 
 }  // namespace rb

@@ -104,7 +104,7 @@ struct GuardScan {
 
 // Scans the whole allocation (synchronizes s). is_float: elements are fp32, else 16-bit;
 // exponent/mantissa layout for the non-finite test is given by `bf16`.
-enum class ElemKind { f32, f16, bf16 };
+enum class ElemKind { f32, f16, bf16, e4m3, e5m2 };
 GuardScan scan_guarded(const GuardedTensor& t, ElemKind kind, cudaStream_t s);
 
 }  // namespace rb

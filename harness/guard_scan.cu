@@ -20,6 +20,9 @@ template <class U>
 __device__ bool is_nonfinite(U bits, ElemKind kind) {
   if (kind == ElemKind::f32) return (static_cast<std::uint32_t>(bits) & 0x7f800000u) == 0x7f800000u;
   if (kind == ElemKind::f16) return (static_cast<std::uint32_t>(bits) & 0x7c00u) == 0x7c00u;
+  // e4m3 (no inf): NaN is S.1111.111; e5m2: exponent all ones is inf or NaN.
+  if (kind == ElemKind::e4m3) return (static_cast<std::uint32_t>(bits) & 0x7fu) == 0x7fu;
+  if (kind == ElemKind::e5m2) return (static_cast<std::uint32_t>(bits) & 0x7cu) == 0x7cu;
   return (static_cast<std::uint32_t>(bits) & 0x7f80u) == 0x7f80u;
 }
 
@@ -72,6 +75,9 @@ GuardScan scan_guarded(const GuardedTensor& t, ElemKind kind, cudaStream_t s) {
   if (sh.elem_size == 4)
     scan_kernel<std::uint32_t><<<blocks, threads, 0, s>>>(static_cast<const std::uint32_t*>(t.buffer().get()), n,
                                                           origin, sh, kind, dc);
+  else if (sh.elem_size == 1)
+    scan_kernel<std::uint8_t><<<blocks, threads, 0, s>>>(static_cast<const std::uint8_t*>(t.buffer().get()), n,
+                                                         origin, sh, kind, dc);
   else
     scan_kernel<std::uint16_t><<<blocks, threads, 0, s>>>(static_cast<const std::uint16_t*>(t.buffer().get()), n,
                                                            origin, sh, kind, dc);

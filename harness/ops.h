@@ -16,14 +16,16 @@
 namespace rb {
 
 // Every tensor any op reads or writes.
-enum class Tensor { x, r, w, dy, ds_out, saved_rrms, y, s, rrms, dx, dw };
-inline constexpr std::size_t kTensors = 11;
+// scale and amax: the fp8 output's per-tensor scale (input) and max |y| (output).
+enum class Tensor { x, r, w, dy, ds_out, saved_rrms, y, s, rrms, dx, dw, scale, amax };
+inline constexpr std::size_t kTensors = 13;
 const char* tensor_name(Tensor t);
 
 enum class Shape {
   matrix,      // M x H at the case's row stride (x, y, dx, ...)
   per_column,  // H values, one row (w, dw)
   per_row,     // one fp32 value per row (rrms)
+  scalar,      // one fp32 value (scale, amax)
 };
 
 // How an input's values are made (on the host, in its storage dtype).
@@ -31,7 +33,12 @@ enum class Source {
   rows,        // the generator's rows: the case's distribution, or `dist` when set
   weight,      // the weight generator
   saved_rrms,  // the fp32 rounding of the exact rrms of x, for the case's eps (bwd ops)
+  y_scale,     // the case's fp8 output scale, in fp32
 };
+
+// Whether a case has a tensor: null = always; fp8_only = only with an fp8 y.
+using PresentFn = bool (*)(const Case&);
+bool fp8_only(const Case& c);
 
 struct InputDesc {
   Tensor tensor;
@@ -40,6 +47,7 @@ struct InputDesc {
   Source source = Source::rows;
   std::optional<Dist> dist;     // rows: a fixed distribution instead of the case's
   std::uint64_t seed_offset = 0;  // rows: added to the case seed (each input its own stream)
+  PresentFn present = nullptr;
 };
 
 struct OutputDesc {
@@ -52,11 +60,17 @@ struct OutputDesc {
   // The output's base tolerance: relative errors are reported over |ref| >= its atol.
   Tolerance (*base_tolerance)(const Case&);
   bool repeatable = false;  // must be bitwise equal over two launches (dw)
+  PresentFn present = nullptr;
 };
 
+inline bool present(const InputDesc& d, const Case& c) { return !d.present || d.present(c); }
+inline bool present(const OutputDesc& d, const Case& c) { return !d.present || d.present(c); }
+
 // The fp64 reference of one (data, eps) for the checked rows: per output (in the op's output
-// order) the wanted values and their error scales, laid out as the output's checked part
-// (matrix and per_row: one entry per checked row and column; per_column: all H).
+// order, absent outputs included, left empty) the wanted values and their error scales, laid
+// out as the output's checked part (matrix and per_row: one entry per checked row and column;
+// per_column: all H; scalar: one). An fp8 y's wanted value is the exact y times the scale,
+// saturated to the format's largest finite value.
 struct OutputRef {
   std::vector<double> want;
   std::vector<double> scale;  // empty: no scale (tolerance gets 0)
@@ -97,9 +111,25 @@ DType x_read_dtype(const Case& c);
 // The fewest bytes an op must move: each input read once, each output written once, summed
 // over the description's tensors (README, "Bytes").
 std::int64_t op_bytes(const Case& c);
-std::int64_t op_bytes(Op op, std::int64_t M, std::int64_t H, DType x, DType w, DType r);
+std::int64_t op_bytes(Op op, std::int64_t M, std::int64_t H, DType x, DType w, DType r,
+                      std::optional<DType> y8 = std::nullopt);
 
 // The problem a kernel sees for a case.
 Problem problem_of(const Case& c);
+
+// Elements of a tensor of the given shape in a case (packed: M x H for a matrix).
+std::int64_t elements_of(Shape s, const Case& c);
+
+// An input's host values, packed, in its storage dtype, as the generators make them for the
+// case (a saved_rrms input: see saved_rrms_of).
+std::vector<unsigned char> generate_input(const Case& c, const InputDesc& d);
+
+// The saved rrms a backward kernel reads: per row of x (packed, x_read_dtype(c)), the fp32
+// rounding of the exact rrms for eps. The reference uses that value as it is.
+std::vector<float> saved_rrms_of(const Case& c, const void* x, double eps);
+
+// The fp64 reference of every row of a case's outputs (OpDesc::reference over all M rows)
+// from packed host inputs by tensor; saved_rrms for the backward ops.
+std::vector<OutputRef> reference_all_rows(const Case& c, const HostInputs& in, const std::vector<float>& saved_rrms);
 
 }  // namespace rb

@@ -30,6 +30,10 @@ ElemKind elem_kind(DType d) {
       return ElemKind::f16;
     case DType::bf16:
       return ElemKind::bf16;
+    case DType::e4m3:
+      return ElemKind::e4m3;
+    case DType::e5m2:
+      return ElemKind::e5m2;
     case DType::f32:
       break;
   }
@@ -83,9 +87,11 @@ TensorShape shape_of(Shape sh, const Case& c, DType dt) {
     case Shape::per_column:
       return {1, c.H, c.H, layout_offset(c.layout), es};
     case Shape::per_row:
+      return {c.M, 1, 1, 0, es};
+    case Shape::scalar:
       break;
   }
-  return {c.M, 1, 1, 0, es};
+  return {1, 1, 1, 0, es};
 }
 
 }  // namespace
@@ -94,8 +100,10 @@ TensorShape shape_of(Shape sh, const Case& c, DType dt) {
 std::int64_t case_device_bytes(const Case& c) {
   const OpDesc& d = op_desc(c.op);
   std::size_t bytes = 0;
-  for (const InputDesc& in : d.inputs) bytes += tensor_bytes(shape_of(in.shape, c, in.dtype(c)));
-  for (const OutputDesc& out : d.outputs) bytes += tensor_bytes(shape_of(out.shape, c, out.dtype(c)));
+  for (const InputDesc& in : d.inputs)
+    if (present(in, c)) bytes += tensor_bytes(shape_of(in.shape, c, in.dtype(c)));
+  for (const OutputDesc& out : d.outputs)
+    if (present(out, c)) bytes += tensor_bytes(shape_of(out.shape, c, out.dtype(c)));
   return static_cast<std::int64_t>(bytes);
 }
 
@@ -109,7 +117,10 @@ struct Runner::Impl {
   DeviceBuffer workspace;
   std::int64_t device_budget = 0;  // bytes a case's tensors and workspace may take
 
-  Impl(const DeviceInfo& d, FlushMode mode, std::int64_t max_device_bytes) : flusher(d.l2_bytes, mode) {
+  InputSource inputs;
+
+  Impl(const DeviceInfo& d, FlushMode mode, std::int64_t max_device_bytes, InputSource in)
+      : flusher(d.l2_bytes, mode), inputs(std::move(in)) {
     device_budget = max_device_bytes;
     if (device_budget <= 0) {
       std::size_t free = 0, total = 0;
@@ -135,24 +146,22 @@ struct Runner::Impl {
     auto ds = std::make_unique<DataSet>();
     ds->key = c;
     for (const InputDesc& d : op_desc(c.op).inputs) {
+      if (!present(d, c)) continue;
       Input& in = ds->input(d.tensor);
       in.dtype = d.dtype(c);
       const TensorShape sh = shape_of(d.shape, c, in.dtype);
       in.dev = GuardedTensor(sh);
       in.dev.poison(stream.get());
       if (d.source == Source::saved_rrms) continue;  // per eps, uploaded when a case binds it
-      in.host.resize(static_cast<std::size_t>(sh.rows * sh.cols) * sh.elem_size);
-      with_host_type(in.dtype, [&](auto t) {
-        using T = decltype(t);
-        T* p = reinterpret_cast<T*>(in.host.data());
-        if (d.source == Source::weight)
-          ref::generate_weight<T>(c.seed, c.H, p);
-        else
-          ref::generate_rows<T>(d.dist.value_or(c.dist), c.seed + d.seed_offset, c.M, c.H, c.H, p);
-      });
+      std::optional<std::vector<unsigned char>> given = inputs ? inputs(c, d.tensor) : std::nullopt;
+      in.host = given ? std::move(*given) : generate_input(c, d);
+      if (in.host.size() != static_cast<std::size_t>(sh.rows * sh.cols) * sh.elem_size)
+        throw std::invalid_argument(fmt::format("input {} has {} bytes, the case needs {}", tensor_name(d.tensor),
+                                                in.host.size(), static_cast<std::size_t>(sh.rows * sh.cols) * sh.elem_size));
       in.dev.upload(in.host.data(), stream.get());
     }
-    for (const OutputDesc& d : op_desc(c.op).outputs) ds->output(d.tensor) = GuardedTensor(shape_of(d.shape, c, d.dtype(c)));
+    for (const OutputDesc& d : op_desc(c.op).outputs)
+      if (present(d, c)) ds->output(d.tensor) = GuardedTensor(shape_of(d.shape, c, d.dtype(c)));
     RB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     data = std::move(ds);
     return *data;
@@ -170,16 +179,15 @@ struct Runner::Impl {
     for (const SavedRrms& sr : ds.saved)
       if (sr.eps == eps) return sr.rrms;
     const Case& c = ds.key;
-    const Input& x = ds.input(Tensor::x);
     SavedRrms sr;
     sr.eps = eps;
-    sr.rrms.resize(static_cast<std::size_t>(c.M));
-    with_host_type(x.dtype, [&](auto t) {
-      using X = decltype(t);
-      const X* xs = reinterpret_cast<const X*>(x.host.data());
-      for (std::int64_t i = 0; i < c.M; ++i)
-        sr.rrms[static_cast<std::size_t>(i)] = static_cast<float>(ref::rrms_row<X>(xs + i * c.H, c.H, eps));
-    });
+    std::optional<std::vector<unsigned char>> given = inputs ? inputs(c, Tensor::saved_rrms) : std::nullopt;
+    if (given) {
+      sr.rrms.resize(given->size() / sizeof(float));
+      std::memcpy(sr.rrms.data(), given->data(), sr.rrms.size() * sizeof(float));
+    } else {
+      sr.rrms = saved_rrms_of(c, ds.input(Tensor::x).host.data(), eps);
+    }
     ds.saved.push_back(std::move(sr));
     return ds.saved.back().rrms;
   }
@@ -216,7 +224,9 @@ struct Runner::Impl {
 Runner::Runner(DeviceInfo dev, RunConfig cfg)
     : dev_(std::move(dev)),
       cfg_(cfg),
-      impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush, cfg_.max_device_bytes)) {}
+      impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush, cfg_.max_device_bytes, cfg_.inputs)) {}
+
+void Runner::forget_data() { impl_->data.reset(); }
 Runner::~Runner() = default;
 
 const CopyCeiling& Runner::copy_ceiling() {
@@ -239,6 +249,11 @@ Record base_record(const DeviceInfo& dev, const Case& c) {
   r.dtype = std::string(dtype_name(c.dtype));
   r.wdtype = std::string(dtype_name(c.wdtype));
   if (has_residual(c.op)) r.rdtype = std::string(dtype_name(c.rdtype));
+  r.convention = std::string(convention_name(c.conv));
+  if (c.y8) {
+    r.ydtype = std::string(dtype_name(*c.y8));
+    r.y_scale = c.y_scale;
+  }
   r.M = c.M;
   r.H = c.H;
   r.stride = c.stride();
@@ -295,6 +310,9 @@ std::string mismatch_text(const OutputCheck& o, std::int64_t rows_checked) {
       case Shape::per_row:
         m += fmt::format(" row {} got {:.8g} want {:.8g}", mm.row, mm.got, mm.ref);
         break;
+      case Shape::scalar:
+        m += fmt::format(" got {:.8g} want {:.8g}", mm.got, mm.ref);
+        break;
     }
   }
   return m;
@@ -307,7 +325,8 @@ void compare_output(const Case& c, const OutputDesc& d, const GuardedTensor& dev
                     const OutputRef& ref, ErrorStats& st) {
   const TensorShape& sh = dev.shape();
   const std::vector<std::int64_t> all{0};
-  const std::vector<std::int64_t>& tensor_rows = d.shape == Shape::per_column ? all : rows;
+  const bool one_row = d.shape == Shape::per_column || d.shape == Shape::scalar;
+  const std::vector<std::int64_t>& tensor_rows = one_row ? all : rows;
   std::vector<T> host;
   const bool whole = static_cast<std::int64_t>(tensor_rows.size()) == sh.rows;
   if (whole) {
@@ -322,7 +341,7 @@ void compare_output(const Case& c, const OutputDesc& d, const GuardedTensor& dev
     for (std::int64_t col = 0; col < sh.cols; ++col) {
       const std::size_t k = i * static_cast<std::size_t>(sh.cols) + static_cast<std::size_t>(col);
       const double want = ref.want[k];
-      st.add_output(d.shape == Shape::per_column ? -1 : tensor_rows[i], col, ref::to_double(row[col]), want,
+      st.add_output(one_row ? -1 : tensor_rows[i], col, ref::to_double(row[col]), want,
                     ref::round_overflow<T>(want), ref::ulp_at<T>(want),
                     d.tolerance(c, want, ref.scale.empty() ? 0.0 : ref.scale[k]));
     }
@@ -418,11 +437,17 @@ Record Runner::run_case(const Case& c) {
   // for this eps; the fp64 reference is built only if the case is checked.
   DevicePointers ptr{};
   for (const InputDesc& d : desc.inputs) {
+    if (!present(d, c)) continue;
     Input& in = ds.input(d.tensor);
     if (d.source == Source::saved_rrms) in.dev.upload(impl_->saved_rrms_for(ds, c.eps).data(), s);
     ptr[static_cast<std::size_t>(d.tensor)] = in.dev.data();
   }
-  for (const OutputDesc& d : desc.outputs) ptr[static_cast<std::size_t>(d.tensor)] = ds.output(d.tensor).data();
+  // The op's outputs this case has (an fp8 y adds amax), in the description's order; the
+  // reference's outputs are indexed by the description.
+  std::vector<std::size_t> live;
+  for (std::size_t i = 0; i < desc.outputs.size(); ++i)
+    if (present(desc.outputs[i], c)) live.push_back(i);
+  for (std::size_t i : live) ptr[static_cast<std::size_t>(desc.outputs[i].tensor)] = ds.output(desc.outputs[i].tensor).data();
   const std::size_t need = plan->workspace_bytes();
   if (need > impl_->workspace.bytes()) impl_->workspace = DeviceBuffer(need);
   const LaunchArgs args = desc.bind(c, ptr, impl_->workspace.bytes(), need ? impl_->workspace.get() : nullptr);
@@ -430,7 +455,7 @@ Record Runner::run_case(const Case& c) {
   // Poisons every output, launches once and waits. Returns the launch error (not sticky,
   // cleared) or throws on an execution error, which may leave the device unusable.
   const auto launch_checked = [&]() -> cudaError_t {
-    for (const OutputDesc& d : desc.outputs) ds.output(d.tensor).poison(s);
+    for (std::size_t i : live) ds.output(desc.outputs[i].tensor).poison(s);
     cudaError_t e;
     {
       NvtxRange launch_range("launch " + label);
@@ -462,15 +487,28 @@ Record Runner::run_case(const Case& c) {
   }
 
   rec.status = Status::pass;
+  const auto capture = [&](const std::vector<GuardScan>& scans) {
+    if (!cfg_.capture) return;
+    for (std::size_t j = 0; j < live.size(); ++j) {
+      const GuardedTensor& t = ds.output(desc.outputs[live[j]].tensor);
+      std::vector<unsigned char> host(static_cast<std::size_t>(t.shape().rows * t.shape().cols) * t.shape().elem_size);
+      t.download(host.data());
+      cfg_.capture(c, desc.outputs[live[j]].tensor, host, scans.empty() ? -1 : scans[j].guard_writes);
+    }
+  };
+  if (!cfg_.check) capture({});
   if (cfg_.check) {
     std::string reason, notes;
     std::vector<GuardScan> scans;
-    for (const OutputDesc& d : desc.outputs) scans.push_back(scan_guarded(ds.output(d.tensor), elem_kind(d.dtype(c)), s));
+    for (std::size_t i : live)
+      scans.push_back(scan_guarded(ds.output(desc.outputs[i].tensor), elem_kind(desc.outputs[i].dtype(c)), s));
+    capture(scans);
 
     const Reference& ref = impl_->reference_for(ds, c.eps, cfg_.max_check_elems);
-    std::vector<OutputCheck> outs;
-    std::vector<std::vector<unsigned char>> first_launch(desc.outputs.size());
-    for (std::size_t i = 0; i < desc.outputs.size(); ++i) {
+    std::vector<OutputCheck> outs;  // per live output
+    std::vector<std::vector<unsigned char>> first_launch(live.size());
+    for (std::size_t j = 0; j < live.size(); ++j) {
+      const std::size_t i = live[j];
       const OutputDesc& d = desc.outputs[i];
       outs.push_back({tensor_name(d.tensor), ErrorStats(d.base_tolerance(c)), d.shape});
       with_host_type(d.dtype(c), [&](auto t) {
@@ -478,35 +516,36 @@ Record Runner::run_case(const Case& c) {
       });
       if (d.repeatable) {
         const TensorShape& sh = ds.output(d.tensor).shape();
-        first_launch[i].resize(static_cast<std::size_t>(sh.rows * sh.cols) * sh.elem_size);
-        ds.output(d.tensor).download(first_launch[i].data());
+        first_launch[j].resize(static_cast<std::size_t>(sh.rows * sh.cols) * sh.elem_size);
+        ds.output(d.tensor).download(first_launch[j].data());
       }
     }
     // The scans fail any NaN/Inf, except the +-inf that a reference beyond the output dtype's
     // range rounds to: explained when every non-finite element found is such a match.
-    for (std::size_t i = 0; i < desc.outputs.size(); ++i) {
-      const OutputDesc& d = desc.outputs[i];
-      const ErrorStats& st = outs[i].stats;
+    for (std::size_t j = 0; j < live.size(); ++j) {
+      const OutputDesc& d = desc.outputs[live[j]];
+      const ErrorStats& st = outs[j].stats;
       if (st.unrepresentable) {
         const Mismatch& u = st.first_unrepresentable;
         append(notes, fmt::format("{}: {} reference value(s) beyond {}'s largest finite value, judged as the "
                                   "correctly rounded +-inf (first at (row {}, col {}), exact {:.6g})",
                                   tensor_name(d.tensor), st.unrepresentable, dtype_name(d.dtype(c)), u.row, u.col, u.ref));
-        if (scans[i].nonfinite == st.matched_inf) scans[i].nonfinite = 0;
+        if (scans[j].nonfinite == st.matched_inf) scans[j].nonfinite = 0;
       }
-      add_scan(tensor_name(d.tensor), scans[i], d.shape == Shape::per_row ? 1 : c.H, reason);
+      add_scan(tensor_name(d.tensor), scans[j], d.shape == Shape::per_row || d.shape == Shape::scalar ? 1 : c.H,
+               reason);
     }
     // Outputs that must be bitwise repeatable (dw): a second launch, compared bit for bit.
-    for (std::size_t i = 0; i < desc.outputs.size(); ++i) {
-      const OutputDesc& d = desc.outputs[i];
+    for (std::size_t j = 0; j < live.size(); ++j) {
+      const OutputDesc& d = desc.outputs[live[j]];
       if (!d.repeatable) continue;
       if (launch_checked() != cudaSuccess) {
         append(reason, fmt::format("{} determinism: the second launch failed", tensor_name(d.tensor)));
         break;
       }
-      std::vector<unsigned char> second(first_launch[i].size());
+      std::vector<unsigned char> second(first_launch[j].size());
       ds.output(d.tensor).download(second.data());
-      const std::string diff = repeatability(tensor_name(d.tensor), first_launch[i], second, d.dtype(c));
+      const std::string diff = repeatability(tensor_name(d.tensor), first_launch[j], second, d.dtype(c));
       if (!diff.empty()) append(reason, diff);
     }
     rec.rows_checked = static_cast<std::int64_t>(ref.rows.size());
@@ -522,7 +561,7 @@ Record Runner::run_case(const Case& c) {
     rec.max_rel_err = shown->stats.max_rel;
     rec.max_ulp = shown->stats.max_ulp;
     rec.worst_row = shown->stats.worst_row;
-    rec.worst_col = shown->shape == Shape::per_row ? -1 : shown->stats.worst_col;
+    rec.worst_col = shown->shape == Shape::per_row || shown->shape == Shape::scalar ? -1 : shown->stats.worst_col;
     rec.mismatches = mismatches;
     if (!reason.empty()) {
       rec.status = Status::fail;

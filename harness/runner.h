@@ -10,10 +10,21 @@
 
 #include "harness/case.h"
 #include "harness/device.h"
+#include "harness/ops.h"
 #include "harness/timing.h"
 #include "reports/record.h"
 
 namespace rb {
+
+// Inputs from elsewhere than the generators (a bisect reproducer's .npy files): the packed
+// host bytes of one input tensor of a case (Tensor::saved_rrms: M fp32 values), or nullopt
+// to generate it.
+using InputSource = std::function<std::optional<std::vector<unsigned char>>(const Case&, Tensor)>;
+// Receives each output of a launched case after the first launch: packed host bytes in its
+// dtype, and how many elements the kernel wrote outside it (guard bands, row padding; -1
+// when the run does not check).
+using OutputCapture =
+    std::function<void(const Case&, Tensor, const std::vector<unsigned char>&, std::int64_t outside_writes)>;
 
 struct RunConfig {
   bool check = true;
@@ -28,6 +39,8 @@ struct RunConfig {
   // Device memory a case may take (inputs, outputs, guards, workspace); 0 = what the device
   // has free when the run starts. A case that needs more is recorded as skip with the reason.
   std::int64_t max_device_bytes = 0;
+  InputSource inputs;     // null: every input generated
+  OutputCapture capture;  // null: outputs stay on the device
 };
 
 using RecordSink = std::function<void(const Record&)>;
@@ -55,6 +68,10 @@ class Runner {
   Record run_case(const Case& c);
 
   const DeviceInfo& device() const { return dev_; }
+
+  // Drops the cached inputs (and plans), so the next case reads its inputs afresh (from
+  // RunConfig::inputs, whose answer may have changed).
+  void forget_data();
 
   struct Impl;
 

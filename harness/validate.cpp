@@ -13,8 +13,21 @@ Tolerance fwd_tolerance(DType out) {
       return {1e-3, 1e-3};
     case DType::bf16:
       return {1e-2, 1e-2};
+    case DType::e4m3:
+    case DType::e5m2:
+      // One fp8 ulp relative (2^-3, 2^-2), over the normal range: see fp8_tolerance for the
+      // per-element bound the checks use; this is the CSV's summary of it.
+      return {0, std::ldexp(1.0, -mantissa_bits(out))};
   }
   return {0, 0};
+}
+
+Tolerance fp8_tolerance(double ulp) { return {ulp, 0}; }
+
+Tolerance llama_tolerance(DType x, DType y) {
+  Tolerance t = fwd_tolerance(y);
+  t.rtol += std::ldexp(1.0, -mantissa_bits(x));
+  return t;
 }
 
 Tolerance rrms_tolerance() { return fwd_tolerance(DType::f32); }
@@ -29,6 +42,10 @@ double half_min_subnormal(DType t) {
       return 0x1p-25;
     case DType::bf16:
       return 0x1p-134;
+    case DType::e4m3:
+      return 0x1p-10;
+    case DType::e5m2:
+      return 0x1p-17;
     case DType::f32:
       break;
   }

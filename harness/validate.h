@@ -25,6 +25,25 @@ struct Tolerance {
 Tolerance fwd_tolerance(DType out);
 Tolerance rrms_tolerance();
 
+// An fp8 y (e4m3, e5m2), per element: |y8 - sat(y * scale)| <= one fp8 ulp at the wanted
+// value (`ulp`, the subnormal spacing near zero). The kernel's y before the fp8 rounding is
+// within the fp32 row above of the exact y (a relative ~1e-6), and the scale adds one fp32
+// rounding: both are 2^-17 of an e4m3 ulp or less. Rounding to fp8 then costs half an ulp,
+// except where that tiny error puts the value on the other side of a rounding midpoint than
+// the exact one: the other neighbour, less than one ulp away. So one ulp, and no more: a
+// kernel that rounded twice (to x's dtype, then to fp8) or scaled after rounding is off by
+// more on some elements; the saturated ones (the wanted value clamped to 448 or 57344) must
+// be exactly the largest finite value or one ulp below.
+Tolerance fp8_tolerance(double ulp);
+
+// y under the llama convention: the forward's tolerance plus one ulp of x's dtype, relative
+// (2^-10 fp16, 2^-7 bf16, 2^-23 fp32). llama rounds n = x * rrms to x's dtype; a kernel's
+// fp32 rrms (within ~1e-6 of the exact one) can put x * rrms on the other side of a rounding
+// midpoint than the exact value, which moves n, and y with it, by one ulp of x's dtype. At
+// fp16 that ulp (up to 9.8e-4 relative) plus the final rounding's half ulp exceeds the fp16
+// row's 1e-3 for |y| above ~2.
+Tolerance llama_tolerance(DType x, DType y);
+
 // Backward and residual tolerances. The error analysis, with the simulations behind the
 // numbers, is in reference/rmsnorm_ref.h; in short, with u = 2^-24 (fp32 unit roundoff):
 //   dx (T, or the residual dtype for add-bwd), per element:

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/names.h"
+
 #include <charconv>
 #include <cmath>
 #include <type_traits>
@@ -105,6 +107,25 @@ std::string error_metric(double v, Status s) {
 std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim) {
   return v < size ? std::string()
                   : refused(fmt::format("{}", v), fmt::format("-1 or below {} = {}", dim, size));
+}
+
+std::string convention(const Record& r) {
+  if (parse_convention(r.convention)) return std::string();
+  std::string names;
+  for (const std::string& n : all_names<Convention>()) names += (names.empty() ? "" : ", ") + n;
+  return refused("'" + r.convention + "'", names);
+}
+
+std::string output_dtype(const Record& r) {
+  if (r.ydtype.empty()) return std::string();
+  const std::optional<DType> d = parse_dtype(r.ydtype);
+  if (d && is_fp8(*d)) return std::string();
+  return refused("'" + r.ydtype + "'", "empty (x's dtype) or an fp8 dtype: e4m3, e5m2");
+}
+
+std::string scale_with_fp8(const Record& r) {
+  if (r.y_scale.has_value() == !r.ydtype.empty()) return std::string();
+  return r.y_scale ? "set while ydtype is empty (only an fp8 y has a scale)" : "empty while ydtype is fp8 (an fp8 y has a scale)";
 }
 
 std::string pass_has_no_mismatches(const Record& r) {

@@ -55,6 +55,11 @@ std::string non_negative(const std::optional<double>& v);  // empty: ok
 std::string error_metric(double v, Status s);
 // An index into a dimension of `size` ("M", "H"), or -1 for none.
 std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim);
+// convention: a name core/names.h knows. ydtype: empty or an fp8 dtype's name.
+std::string convention(const Record& r);
+std::string output_dtype(const Record& r);
+// y_scale is set exactly where ydtype is.
+std::string scale_with_fp8(const Record& r);
 // mismatches: 0 in a pass row.
 std::string pass_has_no_mismatches(const Record& r);
 // A timing column is set exactly where median_us is (the case was timed).
@@ -92,6 +97,10 @@ inline constexpr Column kRecordColumns[] = {
     {"eps", &Record::eps, kKey, 1, [](const Record& r) { return rule::positive(r.eps); }},
     {"dist", &Record::dist, kKey},
     {"seed", &Record::seed, kKey},
+    {"convention", &Record::convention, kKey, 3, rule::convention},
+    {"ydtype", &Record::ydtype, kKey, 3, rule::output_dtype},
+    {"y_scale", &Record::y_scale, kKey, 3, [](const Record& r) { return rule::positive(r.y_scale); },
+     rule::scale_with_fp8},
     {"status", &Record::status},
     {"reason", &Record::reason},
     {"rows_checked", &Record::rows_checked, false, 1,

@@ -173,12 +173,14 @@ std::vector<Record> read_all(const std::string& file, const SourceArgs&... sourc
   } catch (const io::error::base& e) {
     throw translate(file, column_count(kSchemaVersion), e);
   }
-  static_assert(kSchemaVersion == 2, "a new schema version needs its reader here");
+  static_assert(kSchemaVersion == 3, "a new schema version needs its reader here");
   switch (version) {
     case 1:
       return read_version<column_count(1)>(file, version, source...);
-    default:
+    case 2:
       return read_version<column_count(2)>(file, version, source...);
+    default:
+      return read_version<column_count(3)>(file, version, source...);
   }
 }
 

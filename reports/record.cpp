@@ -58,6 +58,8 @@ std::string case_label(const Record& r) {
   label += fmt::format("/M={}/H={}/{}/{}/eps={}", r.M, r.H, r.layout, r.dist, format_double(r.eps));
   if (r.stride != r.H) label += fmt::format("/stride={}", r.stride);
   label += fmt::format("/seed={}", r.seed);
+  if (r.convention != "fp32") label += "/conv=" + r.convention;
+  if (!r.ydtype.empty()) label += fmt::format("/y={}*{}", r.ydtype, r.y_scale ? format_double(*r.y_scale) : "");
   return label;
 }
 

@@ -10,8 +10,8 @@
 namespace rb {
 
 // The CSV schema writers write. Readers also take every older version (see columns.h).
-inline constexpr int kSchemaVersion = 2;
-inline constexpr const char* kSchema = "rmsnorm-bench/2";
+inline constexpr int kSchemaVersion = 3;
+inline constexpr const char* kSchema = "rmsnorm-bench/3";
 
 // "rmsnorm-bench/<version>".
 std::string schema_name(int version);
@@ -36,6 +36,11 @@ struct Record {
   std::string dtype;
   std::string wdtype;
   std::string rdtype;  // empty for ops without a residual stream
+  // Schema 3: the convention (rows of older files are fp32, the only one they could run),
+  // y's dtype where it is fp8 (empty: x's, or the op has no y) and then its scale.
+  std::string convention = "fp32";
+  std::string ydtype;
+  std::optional<double> y_scale;
   std::int64_t M = 0;
   std::int64_t H = 0;
   std::int64_t stride = 0;
@@ -67,15 +72,16 @@ struct Record {
 // The CSV header of the current schema, in order (the names of kRecordColumns).
 const std::vector<std::string>& csv_columns();
 
-// The case key: the key columns of kRecordColumns (every column from kernel to seed except
-// picked, provider and provider_version), joined for map lookups. A row read from a schema 1
-// file has the same key as its schema 2 rewrite.
+// The case key: the key columns of kRecordColumns (every column from kernel to y_scale
+// except picked, provider and provider_version), joined for map lookups. A row read from a
+// schema 1 or 2 file has the same key as its schema 3 rewrite.
 std::string case_key(const Record& r);
 
 // A readable name of the case key:
 // "fwd/auto/bf16/bf16/M=16384/H=4096/contiguous/normal/eps=1e-05/seed=1", with "/r=RDTYPE"
-// after the weight dtype for ops with a residual stream and "/stride=S" before the seed where
-// the row stride is not H. Distinct keys get distinct labels.
+// after the weight dtype for ops with a residual stream, "/stride=S" before the seed where
+// the row stride is not H, and "/conv=NAME" and "/y=e4m3*SCALE" after it for a convention
+// other than fp32 and an fp8 y. Distinct keys get distinct labels.
 std::string case_label(const Record& r);
 
 // Shortest text that reads back to the same double ("1e-05", "4275", "nan", "-inf"). The CSV
