@@ -6,6 +6,7 @@
 #include <rb_version.h>
 
 #include "app/cmd_bench.h"
+#include "app/cmd_bisect.h"
 #include "app/cmd_compare.h"
 #include "app/cmd_list.h"
 #include "app/cmd_merge.h"
@@ -74,7 +75,11 @@ int main(int argc, char** argv) {
   CLI::App* compare_cmd = rb::setup_compare(app, compare);
   rb::MergeOptions merge;
   CLI::App* merge_cmd = rb::setup_merge(app, merge);
+  rb::BisectOptions bisect;
+  CLI::App* bisect_cmd = rb::setup_bisect(app, bisect);
+  add_plugin_option(*bisect_cmd);
   for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);
+  bisect.command_line = bench.command_line;
   for (int i = 1; i < argc; ++i) bench.args.emplace_back(argv[i]);
 
   try {
@@ -87,6 +92,7 @@ int main(int argc, char** argv) {
     if (list_cmd->parsed()) return rb::run_list(list);
     if (compare_cmd->parsed()) return rb::run_compare(compare);
     if (merge_cmd->parsed()) return rb::run_merge(merge);
+    if (bisect_cmd->parsed()) return rb::run_bisect_command(bisect);
     return rb::run_bench(bench);
   } catch (const std::invalid_argument& e) {
     std::cerr << "rmsnorm-bench: " << e.what() << "\n";

@@ -78,4 +78,11 @@ std::string executable_dir() {
   return ec ? std::string(".") : p.parent_path().string();
 }
 
+std::string find_script(const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path beside = fs::path(executable_dir()) / ".." / "scripts" / name;
+  if (fs::exists(beside)) return beside.string();
+  return (fs::path(RB_SOURCE_DIR_STR) / "scripts" / name).string();
+}
+
 }  // namespace rb

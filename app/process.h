@@ -24,4 +24,8 @@ std::vector<int> wait_forwarding_signals(const std::vector<pid_t>& pids);
 // The directory holding this executable (from /proc/self/exe).
 std::string executable_dir();
 
+// scripts/<name> beside the build the executable lives in (../scripts), else in the source
+// tree it was built from.
+std::string find_script(const std::string& name);
+
 }  // namespace rb

@@ -14,6 +14,7 @@
 # BEFORE_BIN (a binary of an earlier commit) adds the step "same": both run one sweep of every
 # op, built-in kernel, awkward H, distribution and layout, and scripts/same-results.py checks
 # they agree on every key, verdict and error metric (a refactor must not change results).
+# The step "bisect" runs the README's bisect examples (auto vs cudnn; a mutant, replayed).
 # The step "vendor" runs the vendor headline (fwd and bwd, bf16 M=16384, H 1024..16384 with
 # 4097; auto, cudnn, cublas side by side) and cuDNN's every engine on one case.
 # STEPS (default: all of "gpu sanitizer cpu sweep quick scaleout") runs some steps only, so a
@@ -205,6 +206,27 @@ if want vendor; then
   echo "[$(stamp)] vendor rc=$vendor_rc ($vendor_line), engines rc=$engines_rc ($engines_line)"
 fi
 
+# The README's bisect example: auto against cudnn at bf16 H=4096 and 4097, and a mutant
+# against auto with its reproducer replayed (output in OUT/bisect-*.log, reproducers in
+# OUT/bisect-*/).
+if want bisect; then
+  echo "[$(stamp)] bisect examples"
+  bisect_rcs=""
+  for h in 4096 4097; do
+    timeout "$STEP_TIMEOUT" "$BIN" bisect --kernel auto --against cudnn --dtype bf16 --M 256 --H "$h" \
+      --out "$OUT/bisect-cudnn-$h" --plots >"$OUT/bisect-cudnn-$h.log" 2>&1
+    bisect_rcs="$bisect_rcs cudnn-H$h=$?"
+  done
+  timeout "$STEP_TIMEOUT" "$BIN" bisect --kernel mutant-tail-load --against auto --dtype bf16 --M 64 --H 4097 \
+    --out "$OUT/bisect-tail-load" >"$OUT/bisect-tail-load.log" 2>&1
+  bisect_rcs="$bisect_rcs tail-load=$?"
+  timeout "$STEP_TIMEOUT" "$BIN" bisect --replay "$OUT/bisect-tail-load" >"$OUT/bisect-replay.log" 2>&1
+  bisect_rcs="$bisect_rcs replay=$?"
+  bisect_line=$(grep -h 'Stage where they part' "$OUT"/bisect-*.log | sed 's/\*\*//g' | tr '\n' ' ')
+  save bisect bisect_rcs bisect_line
+  echo "[$(stamp)] bisect:$bisect_rcs"
+fi
+
 # Scale-out: the same small sweep whole and as 2 shards merged must compare clean; the gate
 # must pass against a fresh baseline and fail against one whose bandwidth is raised by 20%.
 if want scaleout; then
@@ -254,6 +276,7 @@ for f in "$OUT"/state/*.env; do [ -e "$f" ] && . "$f"; done
   echo "scale-out (fwd bf16 M=16384 H=4096,8192): whole vs 2 shards merged compare rc=${so_compare:-not run} (0 = clean); ci-gate fresh baseline rc=${so_fresh:-not run} (want 0), +20% baseline rc=${so_raised:-not run} (want 1)"
   echo "same results as ${BEFORE_BIN}: rc=${same_rc:-not run}, ${same_line:-}"
   echo "vendor headline (fwd,bwd bf16 M=16384; auto, cudnn, cublas): rc=${vendor_rc:-not run}, ${vendor_line:-}; cudnn every engine (H=4096): rc=${engines_rc:-not run}, ${engines_line:-}"
+  echo "bisect (auto vs cudnn bf16 M=256 H=4096/4097; mutant-tail-load vs auto, replayed):${bisect_rcs:- not run} ${bisect_line:-}"
   echo "${headline:-headline: sweep not run}"
 } >"$OUT/summary.txt"
 cat "$OUT/summary.txt"
