@@ -2,7 +2,7 @@
 """Sets the tool's kernels and the peers side by side: one markdown table per GPU, a row per
 shape and op, a column per kernel, each cell `% of copy` and the median time.
 
-    scripts/side_by_side.py CSV... [-o OUT.md] [--kernels auto,cudnn,peer:torch,...]
+    scripts/side_by_side.py CSV... [-o OUT.md] [--kernels auto,cudnn,peer:torch,...] [--plot OUT.png]
 
 Reads result CSVs (any rmsnorm-bench schema: columns are found by name; e.g. the merged CSV
 of the tool and scripts/peers.py). Columns: `auto`, `cudnn`, then the `peer:*` kernels and any
@@ -18,8 +18,12 @@ lowest graph_us where any cell of the row has one (decode shapes: launch overhea
 counts there), else the lowest median_us. A list of the non-pass rows with their reasons
 follows the table.
 
+--plot draws the same data as one PNG: a panel per op, grouped bars of % of copy per shape,
+a bar per kernel (pass rows only; graph time is not drawn). It needs matplotlib; without it
+the table is still written and the message says so (exit 0).
+
 Exit codes: 0 done, 2 usage or input error (missing file, not an rmsnorm-bench CSV: the
-message names file and line). Needs only the standard library.
+message names file and line; an unwritable output). The table needs only the standard library.
 """
 
 import argparse
@@ -138,18 +142,8 @@ def md_escape(text):
 
 def render(rows, wanted_kernels):
     out = []
-    by_gpu = {}
-    for r in rows:
-        by_gpu.setdefault(r["gpu"], []).append(r)
-    for gpu, grows in by_gpu.items():
-        kernels = kernel_order(grows, wanted_kernels)
-        table = {}
-        for r in grows:
-            if r["kernel"] not in kernels:
-                continue
-            cells = table.setdefault(shape_key(r), {})
-            prev = cells.get(r["kernel"])
-            cells[r["kernel"]] = r if prev is None else better(prev, r)
+    for gpu, (kernels, table) in collect(rows, wanted_kernels).items():
+        grows = [r for r in rows if r["gpu"] == gpu]
         # Columns shown in the label only where they vary (rdtype: among the ops that have one).
         varying = {c for i, c in enumerate(SHAPE_COLS) if len({k[i] for k in table if k[i] != ""}) > 1}
         copies = sorted({r["copy_gbps"] for r in grows if r["copy_gbps"] is not None})
@@ -188,6 +182,71 @@ def render(rows, wanted_kernels):
     return "\n".join(out)
 
 
+def collect(rows, wanted_kernels):
+    """{gpu: (kernels, {shape key: {kernel: row}})}, the rows kept as render() keeps them."""
+    out = {}
+    by_gpu = {}
+    for r in rows:
+        by_gpu.setdefault(r["gpu"], []).append(r)
+    for gpu, grows in by_gpu.items():
+        kernels = kernel_order(grows, wanted_kernels)
+        table = {}
+        for r in grows:
+            if r["kernel"] in kernels:
+                cells = table.setdefault(shape_key(r), {})
+                prev = cells.get(r["kernel"])
+                cells[r["kernel"]] = r if prev is None else better(prev, r)
+        out[gpu] = (kernels, table)
+    return out
+
+
+def plot(rows, wanted_kernels, path):
+    """One PNG: per GPU and op a panel of grouped bars (% of copy of pass rows)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        print(f"side_by_side: no plot ({e}); on Debian: apt-get install python3-matplotlib", file=sys.stderr)
+        return 0
+    panels = []
+    for gpu, (kernels, table) in collect(rows, wanted_kernels).items():
+        ops = sorted({k[0] for k in table}, key=lambda op: (OP_ORDER.get(op, 9), op))
+        for op in ops:
+            keys = sorted((k for k in table if k[0] == op), key=lambda k: (k[1], k[4], k[5], k))
+            panels.append((gpu, op, kernels, keys, table))
+    if not panels:
+        return 0
+    fig, axes = plt.subplots(len(panels), 1, figsize=(14, 3.6 * len(panels)), squeeze=False)
+    for ax, (gpu, op, kernels, keys, table) in zip(axes[:, 0], panels):
+        width = 0.8 / max(1, len(kernels))
+        for j, kernel in enumerate(kernels):
+            xs, ys = [], []
+            for i, key in enumerate(keys):
+                r = table[key].get(kernel)
+                if r is not None and r["status"] == "pass" and r["pct_of_copy"] is not None:
+                    xs.append(i - 0.4 + width * (j + 0.5))
+                    ys.append(r["pct_of_copy"])
+            ax.bar(xs, ys, width=width, label=kernel)
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels([f"{k[1]} M={k[4]}\nH={k[5]}" for k in keys], fontsize=8)
+        ax.axhline(100, color="gray", linestyle="--", linewidth=1)
+        ax.set_ylim(0, 120)  # room for the legend above the copy line
+        ax.set_ylabel("% of copy")
+        ax.set_title(f"{op} - {gpu}")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize="small", ncol=min(len(kernels), 7), loc="upper left")
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=100)
+    except OSError as e:
+        print(f"side_by_side: cannot write {path}: {e.strerror}", file=sys.stderr)
+        return 2
+    plt.close(fig)
+    print(path)
+    return 0
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog="scripts/side_by_side.py",
                                 description="Markdown table of the tool's kernels and the peers side by side "
@@ -195,6 +254,7 @@ def main(argv):
     p.add_argument("csv", nargs="+", metavar="CSV", help="result CSVs (the tool's, scripts/peers.py's or merged)")
     p.add_argument("-o", "--out", metavar="FILE", help="write the markdown here (default: stdout)")
     p.add_argument("--kernels", metavar="LIST", help="columns, in order (default: auto, cudnn, peer:*, others)")
+    p.add_argument("--plot", metavar="PNG", help="also draw %% of copy as grouped bars into this PNG (matplotlib)")
     args = p.parse_args(argv)
     try:
         rows = [r for path in args.csv for r in read_rows(path)]
@@ -214,7 +274,7 @@ def main(argv):
             return 2
     else:
         sys.stdout.write(text)
-    return 0
+    return plot(rows, wanted, args.plot) if args.plot and rows else 0
 
 
 if __name__ == "__main__":

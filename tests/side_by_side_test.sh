@@ -70,6 +70,16 @@ grep -q 'Copy ceiling: 4280 GB/s' "$OUT" || fail "no copy ceiling line"
   fail "side_by_side.py --kernels failed"
 grep -qxF '| shape | `peer:triton` | `auto` |' "$TMP/two.md" || fail "--kernels did not set the columns"
 
+# --plot: one PNG, where some python3 has matplotlib (the table is written either way).
+for MPY in "$PY" /usr/bin/python3; do
+  if [ -x "$MPY" ] && "$MPY" -c 'import matplotlib' 2>/dev/null; then
+    "$MPY" scripts/side_by_side.py "$TMP/tool.csv" "$TMP/peers.csv" -o "$TMP/p.md" --plot "$TMP/p.png" >/dev/null ||
+      fail "side_by_side.py --plot failed"
+    [ "$(head -c 8 "$TMP/p.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "--plot did not write a PNG"
+    break
+  fi
+done
+
 # Bad input: exit 2 naming the file.
 rc=0; "$PY" scripts/side_by_side.py "$TMP/missing.csv" 2>"$TMP/err.log" || rc=$?
 [ "$rc" -eq 2 ] && grep -q missing.csv "$TMP/err.log" || fail "missing file: exit $rc, $(cat "$TMP/err.log")"
