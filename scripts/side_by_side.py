@@ -7,8 +7,8 @@ shape and op, a column per kernel, each cell `% of copy` and the median time.
 Reads result CSVs (any rmsnorm-bench schema: columns are found by name; e.g. the merged CSV
 of the tool and scripts/peers.py). Columns: `auto`, `cudnn`, then the `peer:*` kernels and any
 other kernel in the order they first appear (--kernels picks and orders them). Rows: ops in
-the order fwd, add, bwd, add-bwd, then dtype, M, H (and wdtype, rdtype, eps, layout, dist
-where those vary).
+the order fwd, add, bwd, add-bwd, then dtype, M, H (the label adds wdtype and rdtype where they
+are not x's dtype, and eps, layout and dist where those vary).
 
 A cell: `93.1% 45.2 us` for a pass row (`g 1.61 us` added where the row has a CUDA-graph
 per-launch time), `FAIL 93.1%` for a timed fail, `fail`/`skip`/`error` for rows without
@@ -132,7 +132,9 @@ def best_kernel(cells):
 def shape_label(key, varying):
     row = dict(zip(SHAPE_COLS, key))
     text = f"{row['op']} {row['dtype']} M={row['M']} H={row['H']}"
-    extra = [f"{c}={row[c]}" for c in ("wdtype", "rdtype", "eps", "layout", "dist") if c in varying and row[c]]
+    # The weight and residual dtypes where they are not x's; eps, layout, dist where they vary.
+    extra = [f"{c}={row[c]}" for c in ("wdtype", "rdtype") if row[c] and row[c] != row["dtype"]]
+    extra += [f"{c}={row[c]}" for c in ("eps", "layout", "dist") if c in varying and row[c]]
     return text + (" (" + ", ".join(extra) + ")" if extra else "")
 
 
@@ -144,7 +146,6 @@ def render(rows, wanted_kernels):
     out = []
     for gpu, (kernels, table) in collect(rows, wanted_kernels).items():
         grows = [r for r in rows if r["gpu"] == gpu]
-        # Columns shown in the label only where they vary (rdtype: among the ops that have one).
         varying = {c for i, c in enumerate(SHAPE_COLS) if len({k[i] for k in table if k[i] != ""}) > 1}
         copies = sorted({r["copy_gbps"] for r in grows if r["copy_gbps"] is not None})
         out.append(f"## {gpu or 'unknown GPU'}")
