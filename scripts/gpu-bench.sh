@@ -86,6 +86,12 @@ timeout -k 20 "$left" "$PY" scripts/peers.py "${shape_args[@]}" --op fwd,add,bwd
   ${PEERS_ARGS:-} >"$WORK/peers.log" 2>&1
 peers_rc=$?
 log "peers: rc=$peers_rc $(tail -n 1 "$WORK/peers.log")"
+# Killed outright, peers.py leaves its rows in peers.csv.partial.<pid>: keep the complete lines.
+partial=$(ls "$WORK"/peers.csv.partial.* 2>/dev/null | head -n 1)
+if [ ! -s "$WORK/peers.csv" ] && [ -n "$partial" ]; then
+  "$PY" -c 'import sys; t = open(sys.argv[1]).read(); open(sys.argv[2], "w").write(t[:t.rfind("\n") + 1])' \
+    "$partial" "$WORK/peers.csv" && log "peers: kept the rows of $(basename "$partial")"
+fi
 
 # 3. One CSV, the table, the plots.
 if [ -s "$WORK/peers.csv" ]; then

@@ -964,10 +964,14 @@ class TorchCompilePeer(Peer):
         # quietly run eager) and fail instead of falling back.
         for limit in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit",
                       "accumulated_recompile_limit"):
-            if hasattr(cfg, limit):
+            try:
                 setattr(cfg, limit, 4096)
-        if hasattr(cfg, "fail_on_recompile_limit_hit"):
+            except (AttributeError, TypeError, ValueError):
+                pass  # not in this torch
+        try:
             cfg.fail_on_recompile_limit_hit = True
+        except (AttributeError, TypeError, ValueError):
+            pass
         self._compiled = {}
 
     def version(self):
