@@ -78,7 +78,13 @@ def read_rows(path):
             raise InputError(f"{path}: not UTF-8 text ({e.reason})") from None
 
 
-SHAPE_COLS = ("op", "dtype", "wdtype", "rdtype", "M", "H", "eps", "layout", "dist")
+# A row of the table: every case-key column but the kernel and seed (ydtype and convention where
+# the schema has them).
+SHAPE_COLS = ("op", "dtype", "wdtype", "rdtype", "ydtype", "convention", "M", "H", "eps", "layout", "dist")
+
+
+def field(key, name):
+    return key[SHAPE_COLS.index(name)]
 
 
 def shape_key(row):
@@ -133,8 +139,8 @@ def shape_label(key, varying):
     row = dict(zip(SHAPE_COLS, key))
     text = f"{row['op']} {row['dtype']} M={row['M']} H={row['H']}"
     # The weight and residual dtypes where they are not x's; eps, layout, dist where they vary.
-    extra = [f"{c}={row[c]}" for c in ("wdtype", "rdtype") if row[c] and row[c] != row["dtype"]]
-    extra += [f"{c}={row[c]}" for c in ("eps", "layout", "dist") if c in varying and row[c]]
+    extra = [f"{c}={row[c]}" for c in ("wdtype", "rdtype", "ydtype") if row[c] and row[c] != row["dtype"]]
+    extra += [f"{c}={row[c]}" for c in ("convention", "eps", "layout", "dist") if c in varying and row[c]]
     return text + (" (" + ", ".join(extra) + ")" if extra else "")
 
 
@@ -212,9 +218,10 @@ def plot(rows, wanted_kernels, path):
         return 0
     panels = []
     for gpu, (kernels, table) in collect(rows, wanted_kernels).items():
-        ops = sorted({k[0] for k in table}, key=lambda op: (OP_ORDER.get(op, 9), op))
+        ops = sorted({field(k, "op") for k in table}, key=lambda op: (OP_ORDER.get(op, 9), op))
         for op in ops:
-            keys = sorted((k for k in table if k[0] == op), key=lambda k: (k[1], k[4], k[5], k))
+            keys = sorted((k for k in table if field(k, "op") == op),
+                          key=lambda k: (field(k, "dtype"), field(k, "M"), field(k, "H"), k))
             panels.append((gpu, op, kernels, keys, table))
     if not panels:
         return 0
@@ -230,7 +237,7 @@ def plot(rows, wanted_kernels, path):
                     ys.append(r["pct_of_copy"])
             ax.bar(xs, ys, width=width, label=kernel)
         ax.set_xticks(range(len(keys)))
-        ax.set_xticklabels([f"{k[1]} M={k[4]}\nH={k[5]}" for k in keys], fontsize=8)
+        ax.set_xticklabels([f"{field(k, 'dtype')} M={field(k, 'M')}\nH={field(k, 'H')}" for k in keys], fontsize=8)
         ax.axhline(100, color="gray", linestyle="--", linewidth=1)
         ax.set_ylim(0, 120)  # room for the legend above the copy line
         ax.set_ylabel("% of copy")

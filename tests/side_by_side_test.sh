@@ -65,6 +65,15 @@ order=$(grep -o '^| [a-z-]* bf16 M=[0-9]*' "$OUT" | tr '\n' ';')
 [ "$order" = "| fwd bf16 M=1;| fwd bf16 M=16384;| add bf16 M=16384;| bwd bf16 M=16384;" ] || fail "row order: $order"
 grep -q 'Copy ceiling: 4280 GB/s' "$OUT" || fail "no copy ceiling line"
 
+# Columns are found by name: a later schema's extra key column (convention) gives the same table.
+for f in tool peers; do
+  sed -e '1s/,provider_version,/,provider_version,convention,/' -e '2,$s/^\(\([^,]*,\)\{7\}\)/\1fp32,/' \
+    "$TMP/$f.csv" >"$TMP/$f-v3.csv"
+done
+grep -q '^rmsnorm-bench/2,NVIDIA H200,9.0,auto,auto,builtin,,fp32,fwd,' "$TMP/tool-v3.csv" || fail "could not build the v3 CSV"
+"$PY" scripts/side_by_side.py "$TMP/tool-v3.csv" "$TMP/peers-v3.csv" -o "$TMP/v3.md" || fail "side_by_side.py on v3 failed"
+diff <(grep '^| ' "$OUT") <(grep '^| ' "$TMP/v3.md") >/dev/null || fail "an extra column changed the table"
+
 # --kernels picks and orders the columns; stdout without -o.
 "$PY" scripts/side_by_side.py "$TMP/tool.csv" "$TMP/peers.csv" --kernels peer:triton,auto >"$TMP/two.md" ||
   fail "side_by_side.py --kernels failed"
