@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Packs the binaries a GPU check needs (the tool, the test binaries, the example plugins and,
-# when present, an earlier build's tool in build-before/) into .gpu/bundle.tar.xz, so a build
+# when present, an earlier build's tool in build-before/ and the peer wheels that
+# scripts/fetch-wheels.sh put in .gpu/wheels/, about 5.5 MB) into .gpu/bundle.tar.xz, so a build
 # made on a machine without a GPU travels to one in a single compressed file (the binaries
 # share most of their device code, which xz's large window stores once). On the GPU machine:
-#   tar xJf .gpu/bundle.tar.xz && scripts/gpu-check.sh OUTDIR
+#   tar xJf .gpu/bundle.tar.xz && scripts/gpu-check.sh OUTDIR      (or scripts/gpu-bench.sh OUTDIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD_DIR:-build}
 files=("$BUILD/rmsnorm-bench" "$BUILD"/tests/rb_*_tests)
-for f in "$BUILD"/examples/plugin/*.so build-before/rmsnorm-bench; do [ -e "$f" ] && files+=("$f"); done
+for f in "$BUILD"/examples/plugin/*.so build-before/rmsnorm-bench .gpu/wheels/*.whl; do [ -e "$f" ] && files+=("$f"); done
 mkdir -p .gpu
 tar cf - "${files[@]}" | xz -9e -T2 >.gpu/bundle.tar.xz
 ls -la .gpu/bundle.tar.xz

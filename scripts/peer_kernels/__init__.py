@@ -1,0 +1,1 @@
+"""Peer RMSNorm kernels run by scripts/peers.py (imported only there, after torch)."""
