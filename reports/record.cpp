@@ -59,7 +59,7 @@ std::string case_label(const Record& r) {
   if (r.stride != r.H) label += fmt::format("/stride={}", r.stride);
   label += fmt::format("/seed={}", r.seed);
   if (r.convention != "fp32") label += "/conv=" + r.convention;
-  if (!r.ydtype.empty()) label += fmt::format("/y={}*{}", r.ydtype, r.y_scale ? format_double(*r.y_scale) : "");
+  if (!r.ydtype.empty() || r.y_scale) label += fmt::format("/y={}*{}", r.ydtype, r.y_scale ? format_double(*r.y_scale) : "");
   return label;
 }
 

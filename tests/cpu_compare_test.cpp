@@ -448,11 +448,11 @@ TEST_F(CompareTest, CliWrongSchemaExitsTwo) {
   const std::string base = write_csv("base.csv", baseline_rows());
   // A row of another schema version.
   Record other = baseline_rows()[0];
-  other.schema = "rmsnorm-bench/3";
-  const RunResult row_schema = run_bench({"compare", base, write_csv("v3.csv", {other})});
+  other.schema = "rmsnorm-bench/4";
+  const RunResult row_schema = run_bench({"compare", base, write_csv("v4.csv", {other})});
   EXPECT_EQ(row_schema.status, 2) << row_schema.output;
   EXPECT_TRUE(contains(row_schema.output, "schema")) << row_schema.output;
-  EXPECT_TRUE(contains(row_schema.output, "rmsnorm-bench/3")) << row_schema.output;
+  EXPECT_TRUE(contains(row_schema.output, "rmsnorm-bench/4")) << row_schema.output;
   // A header that is not ours.
   const std::string foreign = write_file("foreign.csv", "name,value\nx,1\n");
   const RunResult header = run_bench({"compare", foreign, base});

@@ -171,6 +171,9 @@ void expect_same_double(double a, double b, const char* what) {
 
 void expect_same(const Record& a, const Record& b) {
   EXPECT_EQ(a.schema, b.schema);
+  EXPECT_EQ(a.convention, b.convention);
+  EXPECT_EQ(a.ydtype, b.ydtype);
+  EXPECT_EQ(a.y_scale, b.y_scale);
   EXPECT_EQ(a.gpu, b.gpu);
   EXPECT_EQ(a.cc, b.cc);
   EXPECT_EQ(a.kernel, b.kernel);
@@ -212,6 +215,13 @@ void expect_same(const Record& a, const Record& b) {
 }
 
 const char* kHeader =
+    "schema,gpu,cc,kernel,picked,provider,provider_version,op,dtype,wdtype,rdtype,M,H,stride,"
+    "layout,eps,dist,seed,convention,ydtype,y_scale,status,reason,rows_checked,max_abs_err,max_rel_err,"
+    "max_ulp,mismatches,worst_row,worst_col,atol,rtol,median_us,min_us,max_us,noise_pct,samples,graph_us,"
+    "bytes,gbps,copy_gbps,pct_of_copy";
+
+// Schema 2: no convention, ydtype or y_scale.
+const char* kHeaderV2 =
     "schema,gpu,cc,kernel,picked,provider,provider_version,op,dtype,wdtype,rdtype,M,H,stride,"
     "layout,eps,dist,seed,status,reason,rows_checked,max_abs_err,max_rel_err,max_ulp,mismatches,"
     "worst_row,worst_col,atol,rtol,median_us,min_us,max_us,noise_pct,samples,graph_us,bytes,gbps,"
@@ -264,14 +274,14 @@ TEST(Record, ColumnsAreTheSchemaInOrder) {
   std::string joined;
   for (const std::string& c : csv_columns()) joined += (joined.empty() ? "" : ",") + c;
   EXPECT_EQ(joined, kHeader);
-  EXPECT_EQ(csv_columns().size(), 39u);
+  EXPECT_EQ(csv_columns().size(), 42u);
   EXPECT_EQ(csv_header(), kHeader);
 }
 
 TEST(Record, CaseKeyIgnoresPickedAndProviderAndIncludesSeed) {
   Record a = timed_pass();
   EXPECT_EQ(case_key(a),
-            "auto|fwd|bf16|fp32||16384|4096|4100|strided|1e-06|normal|18446744073709551615");
+            "auto|fwd|bf16|fp32||16384|4096|4100|strided|1e-06|normal|18446744073709551615|fp32||");
   Record b = a;
   b.picked = "warp-row";
   b.provider = "cudnn";
@@ -292,8 +302,8 @@ TEST(Record, CaseKeyIgnoresPickedAndProviderAndIncludesSeed) {
 TEST(Record, RowFieldsFollowTheHeader) {
   const std::string row = csv_row(skipped());
   EXPECT_EQ(row,
-            "rmsnorm-bench/2,NVIDIA H200,9.0,warp-row,warp-row,cudnn,9.10.2,add-fwd,fp16,fp16,fp32,1,65536,"
-            "65536,contiguous,1e-05,large,0,skip,\"H > 2048, needs \"\"chunked\"\", or a "
+            "rmsnorm-bench/3,NVIDIA H200,9.0,warp-row,warp-row,cudnn,9.10.2,add-fwd,fp16,fp16,fp32,1,65536,"
+            "65536,contiguous,1e-05,large,0,fp32,,,skip,\"H > 2048, needs \"\"chunked\"\", or a "
             "cluster\",0,0,0,0,0,-1,-1,0,0,,,,,,,0,,,");
 }
 
@@ -378,22 +388,25 @@ const Column& column(const std::string& name) {
 TEST(ColumnTable, SchemasAndCounts) {
   EXPECT_EQ(column_count(1), 37u);
   EXPECT_EQ(column_count(2), 39u);
+  EXPECT_EQ(column_count(3), 42u);
   EXPECT_EQ(column_count(0), 0u);
   EXPECT_EQ(column_count(kSchemaVersion + 1), 0u);
   EXPECT_TRUE(schema_columns(kSchemaVersion + 1).empty());
   EXPECT_EQ(joined_names(schema_columns(1)), kHeaderV1);
-  EXPECT_EQ(joined_names(schema_columns(2)), kHeader);
+  EXPECT_EQ(joined_names(schema_columns(2)), kHeaderV2);
+  EXPECT_EQ(joined_names(schema_columns(3)), kHeader);
   EXPECT_EQ(std::string(kSchema), schema_name(kSchemaVersion));
   std::set<std::string> names;
   for (const Column& c : kRecordColumns) EXPECT_TRUE(names.insert(c.name).second) << c.name;
 }
 
-TEST(ColumnTable, KeyIsKernelToSeedWithoutPickedOrProvider) {
+TEST(ColumnTable, KeyIsKernelToYScaleWithoutPickedOrProvider) {
   std::vector<std::string> key;
   for (const Column& c : kRecordColumns)
     if (c.in_key) key.push_back(c.name);
   EXPECT_EQ(key, (std::vector<std::string>{"kernel", "op", "dtype", "wdtype", "rdtype", "M", "H",
-                                           "stride", "layout", "eps", "dist", "seed"}));
+                                           "stride", "layout", "eps", "dist", "seed", "convention", "ydtype",
+                                           "y_scale"}));
 }
 
 TEST(ColumnTable, KindsFollowTheMembers) {
@@ -508,10 +521,32 @@ TEST_F(ReportsTest, ReadsSchema1WithEmptyProvider) {
   expect_same(back[0], expected);  // schema upgraded to kSchema
   EXPECT_EQ(back[0].schema, kSchema);
   EXPECT_EQ(case_key(back[0]), case_key(skipped()));
-  // Written back out, it is a schema 2 row.
-  EXPECT_EQ(csv_row(back[0]).rfind("rmsnorm-bench/2,NVIDIA H200,9.0,warp-row,warp-row,,,add-fwd,", 0),
+  // Written back out, it is a schema 3 row.
+  EXPECT_EQ(csv_row(back[0]).rfind("rmsnorm-bench/3,NVIDIA H200,9.0,warp-row,warp-row,,,add-fwd,", 0),
             0u)
       << csv_row(back[0]);
+}
+
+// A schema 2 row reads as an fp32-convention row with y in x's dtype, with the same key as
+// its schema 3 rewrite.
+TEST_F(ReportsTest, ReadsSchema2AsTheFp32Convention) {
+  std::string row = csv_row(skipped());
+  row = replace_once(row, "rmsnorm-bench/3,", "rmsnorm-bench/2,");
+  row = replace_once(row, ",0,fp32,,,skip,", ",0,skip,");
+  const std::vector<Record> back = read_csv(write_file("v2.csv", std::string(kHeaderV2) + "\n" + row + "\n"));
+  ASSERT_EQ(back.size(), 1u);
+  expect_same(back[0], skipped());
+  EXPECT_EQ(back[0].convention, "fp32");
+  EXPECT_TRUE(back[0].ydtype.empty());
+  EXPECT_FALSE(back[0].y_scale.has_value());
+  EXPECT_EQ(case_key(back[0]), case_key(skipped()));
+  Record gemma = skipped();
+  gemma.convention = "gemma";
+  EXPECT_NE(case_key(gemma), case_key(skipped()));
+  Record fp8 = skipped();
+  fp8.ydtype = "e4m3";
+  fp8.y_scale = 2.0;
+  EXPECT_NE(case_key(fp8), case_key(skipped()));
 }
 
 TEST_F(ReportsTest, Schema1RowsMustMatchTheirHeader) {
@@ -591,13 +626,13 @@ TEST_F(ReportsTest, MissingFileIsACsvErrorNamingIt) {
 
 TEST_F(ReportsTest, WrongSchemaNamesLineAndColumn) {
   const std::string file = write_file(
-      "schema.csv", replace_once(valid_csv(), "\nrmsnorm-bench/2,", "\nrmsnorm-bench/3,"));
+      "schema.csv", replace_once(valid_csv(), "\nrmsnorm-bench/3,", "\nrmsnorm-bench/4,"));
   const CsvError e = read_error(file);
   EXPECT_EQ(e.line(), 2);
   EXPECT_EQ(e.column(), "schema");
   EXPECT_NE(std::string(e.what()).find(file + ":2: column schema: "), std::string::npos)
       << e.what();
-  EXPECT_NE(std::string(e.what()).find("rmsnorm-bench/3"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("rmsnorm-bench/4"), std::string::npos) << e.what();
 }
 
 TEST_F(ReportsTest, WrongHeaderNamesTheColumn) {
@@ -696,6 +731,19 @@ TEST(ReaderDomain, ImpossibleValuesNameColumnValueAndRange) {
       {"eps_zero", [](Record& r) { r.eps = 0; }, "eps", "0 is out of range (accepted: finite and > 0)"},
       {"eps_nan", [](Record& r) { r.eps = kNaN; }, "eps", "nan is out of range"},
       {"eps_inf", [](Record& r) { r.eps = kInf; }, "eps", "inf is out of range"},
+      // schema 3: convention and the fp8 y
+      {"convention_unknown", [](Record& r) { r.convention = "gemma2"; }, "convention",
+       "'gemma2' is out of range (accepted: fp32, llama, gemma, zero-centered)"},
+      {"ydtype_not_fp8", [](Record& r) { r.ydtype = "bf16"; }, "ydtype",
+       "'bf16' is out of range (accepted: empty (x's dtype) or an fp8 dtype: e4m3, e5m2)"},
+      {"y_scale_without_fp8", [](Record& r) { r.y_scale = 2.0; }, "y_scale", "set while ydtype is empty"},
+      {"fp8_without_scale", [](Record& r) { r.ydtype = "e4m3"; }, "y_scale", "empty while ydtype is fp8"},
+      {"y_scale_zero",
+       [](Record& r) {
+         r.ydtype = "e5m2";
+         r.y_scale = 0.0;
+       },
+       "y_scale", "0 is out of range (accepted: finite and > 0)"},
       // validation metrics
       {"rows_checked_negative", [](Record& r) { r.rows_checked = -1; }, "rows_checked", "-1 is out of range"},
       {"rows_checked_above_M", [](Record& r) { r.rows_checked = 16385; }, "rows_checked",
