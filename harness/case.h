@@ -119,8 +119,8 @@ Sweep default_bench_sweep();
 //       residual dtypes, small M, the fp32 convention (the base sweep);
 //   [1] the other conventions (llama, gemma, zero-centered) over every op, dtype, weight and
 //       residual dtype and layout, on the distributions and H where their roundings differ;
-//   [2] fp8 y (e4m3, e5m2) of fwd and add under every convention, with a scale of 1 and one
-//       that saturates the largest outputs.
+//   [2] fp8 y (e4m3, e5m2) of fwd and add under fp32, llama and gemma, with a scale of 1 and
+//       one that saturates the largest outputs.
 // A mutant that survives them means the sweeps lack an input: extend them, never weaken the
 // mutant.
 std::vector<Sweep> validation_sweeps(const std::vector<std::string>& kernels);
