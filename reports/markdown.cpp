@@ -266,6 +266,8 @@ std::string markdown_report(const RunContext& ctx, const std::vector<Record>& re
 std::string plot_file_name(const Record& r) {
   std::string s = fmt::format("{}_{}_{}_M{}", r.op, r.dtype, r.wdtype, r.M);
   if (!r.rdtype.empty()) s += "_r" + r.rdtype;
+  if (r.convention != "fp32") s += "_" + r.convention;
+  if (!r.ydtype.empty()) s += "_y" + r.ydtype;
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '-';
   return s + ".png";

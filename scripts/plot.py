@@ -3,9 +3,10 @@
 
     scripts/plot.py CSV... -o DIR
 
-Reads one or more result CSVs (schema rmsnorm-bench/2, or the older /1) and writes into DIR one PNG per
-(op, dtype, wdtype, M), e.g. DIR/fwd_bf16_bf16_M16384.png (ops with a residual stream get
-one per residual dtype too: ..._M16384_rbf16.png), with two panels side by side:
+Reads one or more result CSVs (schema rmsnorm-bench/3, or the older /2 and /1) and writes into DIR one
+PNG per (op, dtype, wdtype, M), e.g. DIR/fwd_bf16_bf16_M16384.png (ops with a residual stream get
+one per residual dtype too: ..._M16384_rbf16.png; a convention other than fp32 and an fp8 y one
+each too: ..._M16384_gemma_ye4m3.png), with two panels side by side:
 effective GB/s against H (dashed line: the measured copy ceiling) and % of copy against H,
 one line per kernel, log2 H axis. Only rows with status pass and a gbps value are plotted;
 where several rows share (kernel, H) in a figure (other eps, dist, layout, or several
@@ -25,16 +26,19 @@ import os
 import re
 import sys
 
-SCHEMA = "rmsnorm-bench/2"
+SCHEMA = "rmsnorm-bench/3"
 COLUMNS_V1 = (
     "schema,gpu,cc,kernel,picked,op,dtype,wdtype,rdtype,M,H,stride,layout,eps,dist,seed,"
     "status,reason,rows_checked,max_abs_err,max_rel_err,max_ulp,mismatches,worst_row,worst_col,"
     "atol,rtol,median_us,min_us,max_us,noise_pct,samples,graph_us,bytes,gbps,copy_gbps,pct_of_copy"
 ).split(",")
 # Schema 2 adds provider and provider_version after picked (reports/columns.h).
-COLUMNS = COLUMNS_V1[:5] + ["provider", "provider_version"] + COLUMNS_V1[5:]
+COLUMNS_V2 = COLUMNS_V1[:5] + ["provider", "provider_version"] + COLUMNS_V1[5:]
+# Schema 3 adds convention, ydtype and y_scale after seed.
+_SEED = COLUMNS_V2.index("seed") + 1
+COLUMNS = COLUMNS_V2[:_SEED] + ["convention", "ydtype", "y_scale"] + COLUMNS_V2[_SEED:]
 # The header of each schema the tool has written; the header line says which one a file is.
-SCHEMAS = {SCHEMA: COLUMNS, "rmsnorm-bench/1": COLUMNS_V1}
+SCHEMAS = {SCHEMA: COLUMNS, "rmsnorm-bench/2": COLUMNS_V2, "rmsnorm-bench/1": COLUMNS_V1}
 
 
 class InputError(Exception):
@@ -49,7 +53,8 @@ def parse_number(text, kind, where, column):
 
 
 def read_rows(path):
-    """Yields (gpu, (op, dtype, wdtype, M, rdtype), kernel, H, gbps, copy_gbps, pct_of_copy)
+    """Yields (gpu, (op, dtype, wdtype, M, rdtype, variant), kernel, H, gbps, copy_gbps, pct_of_copy)
+    (variant: the convention unless fp32, and "y" + an fp8 y dtype, joined by "_"; "" for neither)
     for every pass row with a gbps value. Raises InputError naming file:line on bad input."""
     try:
         f = open(path, newline="", encoding="utf-8")
@@ -86,8 +91,11 @@ def read_rows(path):
                 def opt(column):
                     return num(column) if fields[COL[column]] != "" else None
 
+                conv = fields[COL["convention"]] if "convention" in COL else "fp32"
+                ydtype = fields[COL["ydtype"]] if "ydtype" in COL else ""
+                variant = "_".join(v for v in (conv if conv != "fp32" else "", f"y{ydtype}" if ydtype else "") if v)
                 key = (fields[COL["op"]], fields[COL["dtype"]], fields[COL["wdtype"]],
-                       num("M", int), fields[COL["rdtype"]])
+                       num("M", int), fields[COL["rdtype"]], variant)
                 yield (fields[COL["gpu"]], key, fields[COL["kernel"]], num("H", int), num("gbps"),
                        opt("copy_gbps"), opt("pct_of_copy"))
         except csv.Error as e:
@@ -99,8 +107,8 @@ def read_rows(path):
 def file_stem(key):
     """The file name for a figure, without .png; the same rule as plot_file_name() in
     reports/markdown.cpp, which links these files from the markdown report."""
-    op, dtype, wdtype, M, rdtype = key
-    stem = f"{op}_{dtype}_{wdtype}_M{M}" + (f"_r{rdtype}" if rdtype else "")
+    op, dtype, wdtype, M, rdtype, variant = key
+    stem = f"{op}_{dtype}_{wdtype}_M{M}" + (f"_r{rdtype}" if rdtype else "") + (f"_{variant}" if variant else "")
     return re.sub(r"[^A-Za-z0-9_-]", "-", stem)
 
 
@@ -109,7 +117,7 @@ def kernel_order(name):
 
 
 def plot_figure(plt, ticker, key, series, gpus, ceiling, path):
-    op, dtype, wdtype, M, rdtype = key
+    op, dtype, wdtype, M, rdtype, variant = key
     fig, (ax_bw, ax_pct) = plt.subplots(1, 2, figsize=(13, 5))
     for kernel in sorted(series, key=kernel_order):
         points = sorted(series[kernel].items())  # [(H, (gbps, copy_gbps, pct_of_copy))]
@@ -138,7 +146,7 @@ def plot_figure(plt, ticker, key, series, gpus, ceiling, path):
     ax_pct.set_ylabel("% of copy ceiling")
     ax_pct.set_title("% of copy")
     ax_bw.legend(fontsize="small", loc="best")
-    rd = f"  rdtype={rdtype}" if rdtype else ""
+    rd = (f"  rdtype={rdtype}" if rdtype else "") + (f"  {variant}" if variant else "")
     fig.suptitle(f"op={op}  dtype={dtype}  wdtype={wdtype}{rd}  M={M}  —  {' / '.join(gpus)}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -155,7 +163,7 @@ def main(argv):
                         help="directory for the PNG files (created if missing)")
     args = parser.parse_args(argv)
 
-    # figures[(op, dtype, wdtype, M, rdtype)] = {"series": {kernel: {H: (gbps, copy, pct)}}, ...}
+    # figures[(op, dtype, wdtype, M, rdtype, variant)] = {"series": {kernel: {H: (gbps, copy, pct)}}, ...}
     figures = {}
     try:
         for path in args.csv:
