@@ -11,9 +11,10 @@
 // aligned at that boundary take plain vector accesses in unrolled rounds (pass 2 unrolled
 // only in blocks of <= 256 threads and when w is aligned too); others go one vector at a
 // time and test each access (add_common.cuh).
-// Numerics: s added in fp32 and used unrounded (the stored s is rounded to r's dtype; pass 2
-// recomputes the identical fp32 sum), fp32 accumulation, eps inside the sqrt, w(H) by column,
-// rrms = 1/rms saved.
+// Numerics: s added in fp32 and used unrounded (the stored s is rounded to r's dtype; llama
+// rounds it first; pass 2 recomputes the identical sum), fp32 accumulation, eps inside the
+// sqrt, w(H) by column, rrms = 1/rms saved; y by the convention's epilogue (epilogue.cuh),
+// in x's dtype or fp8 with amax.
 #include <type_traits>
 
 #include "kernels/add_common.cuh"
@@ -37,7 +38,7 @@ constexpr int chunked_min_blocks() {
   return narrow ? (NT > 256 ? 3 : NT > 128 ? 5 : NT > 64 ? 9 : 16) : 65536 / NT / 64;
 }
 
-template <class T, class W, class R, int NT>
+template <class T, class W, class R, Convention C, class Y, int NT>
 __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_chunked_kernel(AddArgs a) {
   constexpr bool kUnrolled2 = NT <= 256;
   constexpr int V = kVec<T>;
@@ -51,7 +52,8 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
   __shared__ float scratch[32];
   const int tid = static_cast<int>(threadIdx.x);
   const std::int64_t row = blockIdx.x;
-  const AddRow<T, W, R> io(a, row);
+  const AddRow<T, W, R, Y> io(a, row);
+  Epilogue<C, T, W, Y> epi(a.scale);
   const std::int64_t H = a.H;
   const std::int64_t head = head_elems(io.x, H);
   const std::int64_t nvec = (H - head) / V;
@@ -84,7 +86,7 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
       for (int u = 0; u < U; ++u) {
         if (u * NT < left) {
           float f[V];
-          add_vec<T, R>(xv[u], rv[u], f);
+          add_vec<T, R>(epi, xv[u], rv[u], f);
 #pragma unroll
           for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
           store_residual<T, R>(assume16<kAligned>(sc + u * NT * V), f);
@@ -97,11 +99,11 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
   else
     pass1(std::false_type{}, std::integral_constant<int, 1>{});
   for (std::int64_t j = tid; j < head; j += NT) {
-    const float v = add_store_elem(io.x, io.r, io.s, j);
+    const float v = add_store_elem(epi, io.x, io.r, io.s, j);
     sumsq += v * v;
   }
   for (std::int64_t j = body_end + tid; j < H; j += NT) {
-    const float v = add_store_elem(io.x, io.r, io.s, j);
+    const float v = add_store_elem(epi, io.x, io.r, io.s, j);
     sumsq += v * v;
   }
 
@@ -120,7 +122,7 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
       const T* xc = io.x + c;
       const R* rc = io.r + c;
       const W* wc = io.w + c;
-      T* yc = io.y + c;
+      Y* yc = io.y + c;
       uint4 xv[U], rv[U][RV];
       alignas(16) W wraw[U][V];  // raw: half the registers of fp32 for 16-bit weights
 #pragma unroll
@@ -135,10 +137,10 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
       for (int u = 0; u < U; ++u) {
         if (u * NT < left) {
           float f[V];
-          add_vec<T, R>(xv[u], rv[u], f);
+          add_vec<T, R>(epi, xv[u], rv[u], f);
 #pragma unroll
-          for (int k = 0; k < V; ++k) f[k] = f[k] * rr * to_f32(wraw[u][k]);
-          store_vec<T>(assume16<kAligned>(yc + u * NT * V), pack<T>(f));
+          for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], rr, to_f32(wraw[u][k]));
+          epi.store_vec(assume16_y<kAligned>(yc + u * NT * V), f);
         }
       }
     }
@@ -147,19 +149,24 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
     pass2(std::true_type{}, std::integral_constant<int, U2>{});
   else
     pass2(std::false_type{}, std::integral_constant<int, 1>{});
-  for (std::int64_t j = tid; j < head; j += NT) normalize_elem(add_elem(io.x, io.r, j), rr, io.w, io.y, j);
+  for (std::int64_t j = tid; j < head; j += NT)
+    normalize_elem(epi, add_elem(epi, io.x, io.r, j), rr, io.w, io.y, j);
   for (std::int64_t j = body_end + tid; j < H; j += NT)
-    normalize_elem(add_elem(io.x, io.r, j), rr, io.w, io.y, j);
+    normalize_elem(epi, add_elem(epi, io.x, io.r, j), rr, io.w, io.y, j);
+  epi.flush(a.amax);
 }
 
 }  // namespace
 
 cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
+  if (const cudaError_t e = begin_output(a, s); e != cudaSuccess) return e;
   if (a.M == 0) return cudaSuccess;
-  return dispatch_add_dtypes(a.xdtype, a.wdtype, a.rdtype, [&](auto t, auto w, auto r) -> cudaError_t {
+  return dispatch_add(a, [&](auto t, auto w, auto r, auto c, auto y) -> cudaError_t {
     using T = decltype(t);
     using W = decltype(w);
     using R = decltype(r);
+    constexpr Convention C = decltype(c)::value;
+    using Y = decltype(y);
     // kBlockVecs vectors a thread where the block size allows (the forward's sizing).
     const std::int64_t nv = (a.H + kVec<T> - 1) / kVec<T>;
     std::int64_t threads = ((nv + kBlockVecs - 1) / kBlockVecs + 31) / 32 * 32;
@@ -169,13 +176,13 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     // keeps more blocks resident.
     const unsigned grid = static_cast<unsigned>(a.M);
     if (threads <= 64)
-      add_chunked_kernel<T, W, R, 64><<<grid, 64, 0, s>>>(a);
+      add_chunked_kernel<T, W, R, C, Y, 64><<<grid, 64, 0, s>>>(a);
     else if (threads <= 128)
-      add_chunked_kernel<T, W, R, 128><<<grid, 128, 0, s>>>(a);
+      add_chunked_kernel<T, W, R, C, Y, 128><<<grid, 128, 0, s>>>(a);
     else if (threads <= 256)
-      add_chunked_kernel<T, W, R, 256><<<grid, 256, 0, s>>>(a);
+      add_chunked_kernel<T, W, R, C, Y, 256><<<grid, 256, 0, s>>>(a);
     else
-      add_chunked_kernel<T, W, R, 512><<<grid, 512, 0, s>>>(a);
+      add_chunked_kernel<T, W, R, C, Y, 512><<<grid, 512, 0, s>>>(a);
     return cudaGetLastError();
   });
 }

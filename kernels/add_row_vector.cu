@@ -14,8 +14,9 @@
 // boundary (contiguous aligned tensors: every row) take plain vector accesses; others go one
 // vector at a time and test each access (element-wise where misaligned, add_common.cuh).
 // w is tested per row (its phase follows the row's head).
-// Numerics: s added in fp32 and used unrounded (the stored s is rounded to r's dtype), fp32
-// accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved.
+// Numerics: s added in fp32 and used unrounded (the stored s is rounded to r's dtype; llama
+// rounds it first), fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms
+// saved; y by the convention's epilogue (epilogue.cuh), in x's dtype or fp8 with amax.
 #include "kernels/add_common.cuh"
 #include "kernels/launchers.h"
 #include "kernels/row_in_registers.cuh"
@@ -40,7 +41,7 @@ constexpr int reg_cap() {
 
 // G in {8, 16, 32}: groups of G lanes, kSmallBlock / G rows a block. G == 0: the block is the
 // group (one row a block, blockDim.x threads, a multiple of 32).
-template <class T, class W, class R, int G>
+template <class T, class W, class R, Convention C, class Y, int G>
 __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddArgs a) {
   constexpr int V = kVec<T>;
   constexpr int RV = kResVecs<T, R>;
@@ -55,7 +56,8 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
   // the whole warp. They load nothing and store nothing.
   const bool active = row < a.M;
   const std::int64_t rw = active ? row : 0;
-  const AddRow<T, W, R> io(a, rw);
+  const AddRow<T, W, R, Y> io(a, rw);
+  Epilogue<C, T, W, Y> epi(a.scale);
   const std::int64_t H = a.H;
   const std::int64_t head = active ? head_elems(io.x, H) : 0;
   const std::int64_t nvec = active ? (H - head) / V : 0;
@@ -73,12 +75,12 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
 #pragma unroll
     for (int e = 0; e < E; ++e) {
       const std::int64_t j = rank + static_cast<std::int64_t>(e) * size;
-      edge[e] = j < head ? add_store_elem(io.x, io.r, io.s, j) : 0.f;
-      edge[E + e] = active && body_end + j < H ? add_store_elem(io.x, io.r, io.s, body_end + j) : 0.f;
+      edge[e] = j < head ? add_store_elem(epi, io.x, io.r, io.s, j) : 0.f;
+      edge[E + e] = active && body_end + j < H ? add_store_elem(epi, io.x, io.r, io.s, body_end + j) : 0.f;
     }
   };
   const auto add_sum_store = [&](int i, const uint4& xv, const uint4* rv, R* sp) {
-    add_vec<T, R>(xv, rv, sv[i]);
+    add_vec<T, R>(epi, xv, rv, sv[i]);
 #pragma unroll
     for (int k = 0; k < V; ++k) sumsq += sv[i][k] * sv[i][k];
     store_residual<T, R>(sp, sv[i]);
@@ -130,7 +132,7 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
       const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
       if (vi < nvec) {
         const std::int64_t c0 = head + vi * V;
-        normalize_vec<T, W>(sv[i], rr, io.w + c0, assume16<kAligned>(io.y + c0));
+        normalize_vec(epi, sv[i], rr, io.w + c0, assume16_y<kAligned>(io.y + c0));
       }
     }
   };
@@ -141,16 +143,17 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
 #pragma unroll
   for (int e = 0; e < E; ++e) {
     const std::int64_t j = rank + static_cast<std::int64_t>(e) * size;
-    if (j < head) normalize_elem(edge[e], rr, io.w, io.y, j);
-    if (body_end + j < H) normalize_elem(edge[E + e], rr, io.w, io.y, body_end + j);
+    if (j < head) normalize_elem(epi, edge[e], rr, io.w, io.y, j);
+    if (body_end + j < H) normalize_elem(epi, edge[E + e], rr, io.w, io.y, body_end + j);
   }
+  epi.flush(a.amax);
 }
 
-template <class T, class W, class R, int G>
+template <class T, class W, class R, Convention C, class Y, int G>
 cudaError_t launch_groups(const AddArgs& a, cudaStream_t s) {
   constexpr std::int64_t kRows = kSmallBlock / G;
   const std::int64_t blocks = (a.M + kRows - 1) / kRows;
-  add_row_vector_kernel<T, W, R, G><<<static_cast<unsigned>(blocks), kSmallBlock, 0, s>>>(a);
+  add_row_vector_kernel<T, W, R, C, Y, G><<<static_cast<unsigned>(blocks), kSmallBlock, 0, s>>>(a);
   return cudaGetLastError();
 }
 
@@ -161,19 +164,23 @@ std::int64_t add_row_vector_max_H(DType x, DType /*r: the row is held as fp32 s 
 }
 
 cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s) {
+  if (const cudaError_t e = begin_output(a, s); e != cudaSuccess) return e;
   if (a.M == 0) return cudaSuccess;
-  return dispatch_add_dtypes(a.xdtype, a.wdtype, a.rdtype, [&](auto t, auto w, auto r) -> cudaError_t {
+  return dispatch_add(a, [&](auto t, auto w, auto r, auto c, auto y) -> cudaError_t {
     using T = decltype(t);
     using W = decltype(w);
     using R = decltype(r);
+    constexpr Convention C = decltype(c)::value;
+    using Y = decltype(y);
     // Body vectors a row can hold, at most: the group must cover them with kVpt per thread.
     const std::int64_t nv = row_vectors(a.H, sizeof(T));
-    if (nv <= 8 * kVpt) return launch_groups<T, W, R, 8>(a, s);
-    if (nv <= 16 * kVpt) return launch_groups<T, W, R, 16>(a, s);
-    if (nv <= 32 * kVpt) return launch_groups<T, W, R, 32>(a, s);
+    if (nv <= 8 * kVpt) return launch_groups<T, W, R, C, Y, 8>(a, s);
+    if (nv <= 16 * kVpt) return launch_groups<T, W, R, C, Y, 16>(a, s);
+    if (nv <= 32 * kVpt) return launch_groups<T, W, R, C, Y, 32>(a, s);
     const std::int64_t group = ((nv + kVpt - 1) / kVpt + 31) / 32 * 32;
     if (group > kMaxThreads) return cudaErrorInvalidConfiguration;
-    add_row_vector_kernel<T, W, R, 0><<<static_cast<unsigned>(a.M), static_cast<unsigned>(group), 0, s>>>(a);
+    add_row_vector_kernel<T, W, R, C, Y, 0>
+        <<<static_cast<unsigned>(a.M), static_cast<unsigned>(group), 0, s>>>(a);
     return cudaGetLastError();
   });
 }

@@ -24,9 +24,10 @@
 // (one pad word every N), so the N-column chunks of a warp's 32 threads hit 32 different
 // banks whatever the peel.
 //
-// Numerics: fp32 throughout; g = dy * w rounded once, S a per-thread serial sum then the
-// block tree; dx rounded once to x's dtype; dw partial += (dy * x) * rrms (one fma) in row
-// order; the saved rrms is read, never recomputed.
+// Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
+// zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx rounded
+// once to x's dtype; dw partial += (dy * x) * rrms (one fma) in row order; the saved rrms is
+// read, never recomputed.
 #include "kernels/bwd_common.cuh"
 #include "kernels/launchers.h"
 
@@ -51,7 +52,7 @@ constexpr int min_blocks() {
   return sizeof(X) == 4 && sizeof(W) == 4 && sizeof(G) == 2 ? 1 : 2;
 }
 
-template <class X, class G, class W, bool kDs>
+template <class X, class G, class W, Convention C, bool kDs>
 __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
     bwd_chunked_kernel(BwdArgs a, float* __restrict__ part, std::int64_t P, int slices,
                        std::int64_t slice_cols) {
@@ -100,15 +101,16 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
           float xf[N], gf[N], wf[N];
           cols_to_f32<X, N>(xr[u], xf);
           cols_to_f32<G, N>(gr[u], gf);
-          cols_to_f32<W, N>(wr[u], wf);
+          weights_to_f32<C, W, N>(wr[u], wf);
 #pragma unroll
           for (int k = 0; k < N; ++k) s += gf[k] * wf[k] * xf[k];
         }
       }
     }
-    for (std::int64_t c = tid; c < head; c += T) s += to_f32(grow[c]) * to_f32(w[c]) * to_f32(xrow[c]);
+    for (std::int64_t c = tid; c < head; c += T)
+      s += to_f32(grow[c]) * effective_weight<C, W>(to_f32(w[c])) * to_f32(xrow[c]);
     for (std::int64_t c = body_end + tid; c < H; c += T)
-      s += to_f32(grow[c]) * to_f32(w[c]) * to_f32(xrow[c]);
+      s += to_f32(grow[c]) * effective_weight<C, W>(to_f32(w[c])) * to_f32(xrow[c]);
     // Its barriers also order the previous row's partial updates before this row's.
     const float S = block_sum(s, scratch);
     const float corr = r * r * r * inv_H * S;
@@ -130,7 +132,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
       float xf[N], gf[N], wf[N], d[N];
       cols_to_f32<X, N>(xr, xf);
       cols_to_f32<G, N>(gr, gf);
-      cols_to_f32<W, N>(wr, wf);
+      weights_to_f32<C, W, N>(wr, wf);
 #pragma unroll
       for (int k = 0; k < N; ++k) {
         d[k] = fmaf(-xf[k], corr, r * (gf[k] * wf[k]));
@@ -151,7 +153,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
       const std::int64_t c = lo + cs;
       const float xv = to_f32(xrow[c]);
       const float gv = to_f32(grow[c]);
-      float d = fmaf(-xv, corr, r * (gv * to_f32(w[c])));
+      float d = fmaf(-xv, corr, r * (gv * effective_weight<C, W>(to_f32(w[c]))));
       if constexpr (kDs) d += to_f32(dsrow[c]);
       dxrow[c] = from_f32<X>(d);
       float& p = dwp[slot<N>(cs)];
@@ -176,7 +178,7 @@ struct Plan {
   std::int64_t P = 0;  // row blocks of the persistent grid = partial rows (0 when M == 0)
 };
 
-template <class X, class G, class W, bool kDs>
+template <class X, class G, class W, Convention C, bool kDs>
 cudaError_t make_plan(const BwdArgs& a, Plan& plan) {
   constexpr int N = kVec<G>;
   // Threads: one unrolled round of pass 1 covers the row where it can, 64 to 512.
@@ -187,7 +189,7 @@ cudaError_t make_plan(const BwdArgs& a, Plan& plan) {
   const std::int64_t n = (a.H + kSliceCols - 1) / kSliceCols;
   std::int64_t cols = (a.H + n - 1) / n;
   cols = (cols + N - 1) / N * N;
-  plan.kernel = bwd_chunked_kernel<X, G, W, kDs>;
+  plan.kernel = bwd_chunked_kernel<X, G, W, C, kDs>;
   plan.threads = static_cast<int>(threads);
   plan.slice_cols = cols;
   plan.slices = static_cast<int>((a.H + cols - 1) / cols);
@@ -208,13 +210,14 @@ cudaError_t make_plan(const BwdArgs& a, Plan& plan) {
 // host helpers of bwd_common.cuh).
 constexpr auto with_plan = [](const BwdArgs& a, auto&& f) -> cudaError_t {
   if (a.H < 1 || a.M < 0) return cudaErrorInvalidValue;
-  return dispatch_bwd_dtypes(a.xdtype, a.dydtype, a.wdtype, [&](auto xt, auto gt, auto wt) -> cudaError_t {
+  return dispatch_bwd(a, [&](auto xt, auto gt, auto wt, auto c) -> cudaError_t {
     using X = decltype(xt);
     using G = decltype(gt);
     using W = decltype(wt);
+    constexpr Convention C = decltype(c)::value;
     Plan plan;
     const cudaError_t e =
-        a.ds_out != nullptr ? make_plan<X, G, W, true>(a, plan) : make_plan<X, G, W, false>(a, plan);
+        a.ds_out != nullptr ? make_plan<X, G, W, C, true>(a, plan) : make_plan<X, G, W, C, false>(a, plan);
     if (e != cudaSuccess) return e;
     return f(plan, W{});
   });

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "kernels/common.cuh"
+#include "kernels/epilogue.cuh"
 
 namespace rb::kern {
 
@@ -89,6 +90,15 @@ template <class T, int N>
 __device__ __forceinline__ void cols_to_f32(const uint4* raw, float* out) {
 #pragma unroll
   for (int v = 0; v < kChunkVecs<T, N>; ++v) unpack<T>(raw[v], out + v * kVec<T>);
+}
+
+// A weight chunk as the effective weights of convention C (epilogue.cuh): w itself for fp32
+// and llama, 1 + w for gemma and zero-centered.
+template <Convention C, class W, int N>
+__device__ __forceinline__ void weights_to_f32(const uint4* raw, float* out) {
+  cols_to_f32<W, N>(raw, out);
+#pragma unroll
+  for (int k = 0; k < N; ++k) out[k] = effective_weight<C, W>(out[k]);
 }
 
 // raw ^= z, for a z that is 0 at run time but unknown to the compiler. Floats converted
@@ -176,8 +186,8 @@ inline bool workspace_ok(const BwdArgs& a, std::size_t need) {
 }
 
 // ---- host side of the persistent-grid strategies (chunked, row-vector) ---------------------
-// with_plan(a, f) checks a, makes the launch configuration for a's dtypes and H and returns
-// f(plan, W{}) (W: w's dtype), or its own error without calling f. plan.P is the number of
+// with_plan(a, f) checks a, makes the launch configuration for a's dtypes, convention and H
+// and returns f(plan, W{}) (W: w's dtype), or its own error without calling f. plan.P is the number of
 // row blocks of the persistent grid = partial rows of the workspace (0 when M == 0).
 
 // The workspace of a's launch: plan.P partial rows of H fp32 (0 where with_plan refuses a).

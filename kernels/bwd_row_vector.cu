@@ -33,10 +33,10 @@
 // Past 8192 (16-bit) / 4096 (fp32) rows in flight per SM drop to one or two and chunked
 // may be faster: auto's table is to be measured.
 //
-// Numerics: fp32 throughout; g = dy * w rounded once, S a per-thread serial sum then the
-// block tree; dx = rrms * g - x * (rrms^3 / H * S) (+ ds_out) rounded once to x's dtype;
-// dw partial += (dy * x) * rrms (one fma) in row order; the saved rrms is read, never
-// recomputed.
+// Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
+// zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
+// - x * (rrms^3 / H * S) (+ ds_out) rounded once to x's dtype; dw partial += (dy * x) * rrms
+// (one fma) in row order; the saved rrms is read, never recomputed.
 #include "kernels/bwd_common.cuh"
 #include "kernels/launchers.h"
 
@@ -59,7 +59,7 @@ constexpr int min_blocks() {
   return data <= 40 ? 2 : 1;
 }
 
-template <class X, class G, class W, int NCH, bool kDs>
+template <class X, class G, class W, Convention C, int NCH, bool kDs>
 __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs>()))
     bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part) {
   constexpr int N = kVec<G>;
@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs>())
       float xf[N], gf[N], wf[N];
       cols_to_f32<X, N>(xr[i], xf);
       cols_to_f32<G, N>(gr[i], gf);
-      cols_to_f32<W, N>(wr[i], wf);
+      weights_to_f32<C, W, N>(wr[i], wf);
 #pragma unroll
       for (int k = 0; k < N; ++k) s += gf[k] * wf[k] * xf[k];
     }
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs>())
       float xf[N], gf[N], wf[N], d[N];
       cols_to_f32<X, N>(xr[i], xf);
       cols_to_f32<G, N>(gr[i], gf);
-      cols_to_f32<W, N>(wr[i], wf);
+      weights_to_f32<C, W, N>(wr[i], wf);
 #pragma unroll
       for (int k = 0; k < N; ++k) {
         d[k] = fmaf(-xf[k], corr, r * (gf[k] * wf[k]));
@@ -171,13 +171,13 @@ struct Plan {
   std::int64_t P = 0;       // blocks of the persistent grid = partial rows (0 when M == 0)
 };
 
-template <class X, class G, class W, int NCH, bool kDs>
+template <class X, class G, class W, Convention C, int NCH, bool kDs>
 Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   Plan plan;
   std::int64_t threads = ((chunks + NCH - 1) / NCH + 31) / 32 * 32;
   if (threads < 32) threads = 32;
   if (threads > kMaxThreads) return plan;
-  plan.kernel = bwd_row_vector_kernel<X, G, W, NCH, kDs>;
+  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs>;
   plan.threads = static_cast<int>(threads);
   const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, 0);
   if (resident <= 0) return Plan{};
@@ -189,15 +189,15 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
 // 2 or 4 chunks a thread: whichever keeps more rows in flight per SM (the register count
 // decides: ptxas -v), 2 on a tie (more threads for the same rows). An fp32 x with 16-bit dy
 // (add-bwd, fp32 residual) takes 2 only: at 4 its 32 fp32 x and ds_out values a thread spill.
-template <class X, class G, class W, bool kDs>
+template <class X, class G, class W, Convention C, bool kDs>
 Plan choose_plan(const BwdArgs& a) {
   constexpr int N = kVec<G>;
   const std::int64_t chunks = (a.H + N - 1) / N;
   Plan best;
-  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, 2, kDs>(a, chunks);
+  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs>(a, chunks);
   if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
     if (chunks <= 4 * kMaxThreads) {
-      const Plan four = make_plan<X, G, W, 4, kDs>(a, chunks);
+      const Plan four = make_plan<X, G, W, C, 4, kDs>(a, chunks);
       if (four.kernel != nullptr && four.resident > best.resident) best = four;
     }
   }
@@ -208,11 +208,13 @@ Plan choose_plan(const BwdArgs& a) {
 // host helpers of bwd_common.cuh).
 constexpr auto with_plan = [](const BwdArgs& a, auto&& f) -> cudaError_t {
   if (a.H < 1 || a.M < 0 || a.H > bwd_row_vector_max_H(a.xdtype)) return cudaErrorInvalidValue;
-  return dispatch_bwd_dtypes(a.xdtype, a.dydtype, a.wdtype, [&](auto xt, auto gt, auto wt) -> cudaError_t {
+  return dispatch_bwd(a, [&](auto xt, auto gt, auto wt, auto c) -> cudaError_t {
     using X = decltype(xt);
     using G = decltype(gt);
     using W = decltype(wt);
-    const Plan plan = a.ds_out != nullptr ? choose_plan<X, G, W, true>(a) : choose_plan<X, G, W, false>(a);
+    constexpr Convention C = decltype(c)::value;
+    const Plan plan =
+        a.ds_out != nullptr ? choose_plan<X, G, W, C, true>(a) : choose_plan<X, G, W, C, false>(a);
     if (plan.kernel == nullptr) return cudaErrorInvalidConfiguration;
     return f(plan, W{});
   });

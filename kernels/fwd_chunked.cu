@@ -6,8 +6,9 @@
 // for most fp32 H from 1K (docs/perf-notes.md): it holds fewer registers, so more rows
 // are in flight per SM.
 // Any H >= 1, any row stride, any base alignment (scalar head/tail peel per row).
-// Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved.
-#include "kernels/common.cuh"
+// Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved; y
+// by the convention's epilogue (epilogue.cuh), in x's dtype or fp8 with amax.
+#include "kernels/epilogue.cuh"
 #include "kernels/launchers.h"
 
 namespace rb::kern {
@@ -16,7 +17,7 @@ namespace {
 constexpr int kMaxThreads = 512;
 constexpr int kUnroll = 4;  // independent vector loads in flight per thread
 
-template <class T, class W, bool kUnrolled2>
+template <class T, class W, Convention C, class Y, bool kUnrolled2>
 __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   const int nthreads = blockDim.x;
   constexpr int V = kVec<T>;
@@ -24,7 +25,7 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   const std::int64_t row = blockIdx.x;
   const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
   const W* w = static_cast<const W*>(a.w);
-  T* y = static_cast<T*>(a.y) + row * a.y_stride;
+  Y* y = static_cast<Y*>(a.y) + row * a.y_stride;
   const std::int64_t H = a.H;
   const std::int64_t head = head_elems(x, H);
   const std::int64_t nvec = (H - head) / V;
@@ -53,6 +54,7 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   sumsq += edge_sumsq(x, head, body_end, H, threadIdx.x, nthreads);
   const float r = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(H) + a.eps);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
+  Epilogue<C, T, W, Y> epi(a.scale);
 
   // Second pass. Unrolled like the first where it pays (small blocks, see the launcher): all
   // re-reads of a round are issued before the first store. Otherwise one vector at a time,
@@ -65,8 +67,8 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
       unpack<T>(xv[i], f);
       load_weights_any<W, V>(w + head + i * V, w, w + H, wf);
 #pragma unroll
-      for (int k = 0; k < V; ++k) f[k] = f[k] * r * wf[k];
-      store_vec<T>(y + head + i * V, pack<T>(f));
+      for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
+      epi.store_vec(y + head + i * V, f);
     }
   }
   for (std::int64_t base = threadIdx.x; unrolled && base < nvec; base += static_cast<std::int64_t>(kUnroll) * nthreads) {
@@ -87,20 +89,25 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
         float f[V];
         unpack<T>(v[u], f);
 #pragma unroll
-        for (int k = 0; k < V; ++k) f[k] = f[k] * r * to_f32(wraw[u][k]);
-        store_vec<T>(y + head + i * V, pack<T>(f));
+        for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, to_f32(wraw[u][k]));
+        epi.store_vec(y + head + i * V, f);
       }
     }
   }
-  edge_normalize(x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
+  edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
+  epi.flush(a.amax);
 }
 
 }  // namespace
 
 cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
+  if (const cudaError_t e = begin_output(a, s); e != cudaSuccess) return e;
   if (a.M == 0) return cudaSuccess;
-  return dispatch_fwd_dtypes(a.xdtype, a.wdtype, [&](auto t, auto w) -> cudaError_t {
+  return dispatch_fwd(a, [&](auto t, auto w, auto c, auto y) -> cudaError_t {
     using T = decltype(t);
+    using W = decltype(w);
+    constexpr Convention C = decltype(c)::value;
+    using Y = decltype(y);
     // About kUnroll vectors a thread, in whole warps. Small blocks round DOWN: a row one
     // vector past a multiple (odd H: 4097 is 513 vectors) then gives one thread a second
     // round instead of running 160 threads, which fit fewer rows per SM than 128 (bf16
@@ -115,9 +122,11 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // threads, the plain one for larger blocks, where its smaller register footprint fits
     // a third 512-thread block on an SM.
     if (threads <= 256)
-      fwd_chunked_kernel<T, decltype(w), true><<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
+      fwd_chunked_kernel<T, W, C, Y, true>
+          <<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
     else
-      fwd_chunked_kernel<T, decltype(w), false><<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
+      fwd_chunked_kernel<T, W, C, Y, false>
+          <<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
     return cudaGetLastError();
   });
 }

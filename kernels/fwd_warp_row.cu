@@ -4,7 +4,8 @@
 // shuffles only: no shared memory, no barrier. Persistent grid; each group prefetches its
 // next row while it reduces and stores the current one.
 // Any H >= 1 in range, any row stride, any base alignment (scalar head/tail peel per row).
-// Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved.
+// Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved; y
+// by the convention's epilogue (epilogue.cuh), in x's dtype or fp8 with amax.
 #include "kernels/launchers.h"
 #include "kernels/row_in_registers.cuh"
 
@@ -14,14 +15,15 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kMaxVpt = 8;
 
-template <class T, class W, int G, int VPT>
+template <class T, class W, Convention C, class Y, int G, int VPT>
 __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a) {
   constexpr int kGroups = kThreads / G;
   constexpr int E = (kVec<T> - 1 + G - 1) / G;  // edge elements per lane and side
   const int rank = threadIdx.x % G;
   const T* x = static_cast<const T*>(a.x);
-  T* y = static_cast<T*>(a.y);
+  Y* y = static_cast<Y*>(a.y);
   const W* w = static_cast<const W*>(a.w);
+  Epilogue<C, T, W, Y> epi(a.scale);
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * kGroups;
   std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kGroups + threadIdx.x / G;
   // The warp's first row: every lane of a warp loops the same number of times, since the
@@ -38,19 +40,20 @@ __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a) {
     if (row < a.M) {
       const float r = rsqrtf(total / static_cast<float>(a.H) + a.eps);
       if (a.rrms != nullptr && rank == 0) a.rrms[row] = r;
-      cur.store(w, y + row * a.y_stride, r, a.H, rank, G);
+      cur.store(epi, w, y + row * a.y_stride, r, a.H, rank, G);
     }
     if (!more) break;
     cur = next;
     row = next_row;
     warp_row += step;
   }
+  epi.flush(a.amax);
 }
 
-template <class T, class W, int G, int VPT>
+template <class T, class W, Convention C, class Y, int G, int VPT>
 cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
   constexpr int kRowsPerBlock = kThreads / G;
-  const auto kernel = fwd_warp_row_kernel<T, W, G, VPT>;
+  const auto kernel = fwd_warp_row_kernel<T, W, C, Y, G, VPT>;
   const int grid = persistent_grid(kernel, kThreads, (a.M + kRowsPerBlock - 1) / kRowsPerBlock);
   if (grid <= 0) return cudaErrorInvalidConfiguration;
   kernel<<<grid, kThreads, 0, s>>>(a);
@@ -65,17 +68,20 @@ std::int64_t warp_row_max_H(DType x) {
 }
 
 cudaError_t launch_fwd_warp_row(const FwdArgs& a, cudaStream_t s) {
+  if (const cudaError_t e = begin_output(a, s); e != cudaSuccess) return e;
   if (a.M == 0) return cudaSuccess;
-  return dispatch_fwd_dtypes(a.xdtype, a.wdtype, [&](auto t, auto w) -> cudaError_t {
+  return dispatch_fwd(a, [&](auto t, auto w, auto c, auto y) -> cudaError_t {
     using T = decltype(t);
     using W = decltype(w);
+    constexpr Convention C = decltype(c)::value;
+    using Y = decltype(y);
     const std::int64_t nv = row_vectors(a.H, sizeof(T));
     // Smallest group that holds the row with 4 vectors per lane; 8 per lane at 32 lanes.
-    if (nv <= 4 * 4) return launch_g<T, W, 4, 4>(a, s);
-    if (nv <= 8 * 4) return launch_g<T, W, 8, 4>(a, s);
-    if (nv <= 16 * 4) return launch_g<T, W, 16, 4>(a, s);
-    if (nv <= 32 * 4) return launch_g<T, W, 32, 4>(a, s);
-    if (nv <= 32 * kMaxVpt) return launch_g<T, W, 32, kMaxVpt>(a, s);
+    if (nv <= 4 * 4) return launch_g<T, W, C, Y, 4, 4>(a, s);
+    if (nv <= 8 * 4) return launch_g<T, W, C, Y, 8, 4>(a, s);
+    if (nv <= 16 * 4) return launch_g<T, W, C, Y, 16, 4>(a, s);
+    if (nv <= 32 * 4) return launch_g<T, W, C, Y, 32, 4>(a, s);
+    if (nv <= 32 * kMaxVpt) return launch_g<T, W, C, Y, 32, kMaxVpt>(a, s);
     return cudaErrorInvalidConfiguration;
   });
 }

@@ -34,6 +34,9 @@ rb_dtype to_c(DType t) {
       return RB_FP16;
     case DType::bf16:
       return RB_BF16;
+    case DType::e4m3:  // output-only dtypes the C ABI has no name for: check_common never
+    case DType::e5m2:  // lets a plugin (fp32 convention, no fp8 output) see them
+      break;
   }
   return RB_FP32;
 }

@@ -24,6 +24,15 @@ const std::vector<DtypeCombo> kCombos = {{DType::f32, DType::f32},
 constexpr std::int64_t kAnyH = std::int64_t{1} << 40;
 const std::vector<Op> kAllOps = {Op::fwd, Op::bwd, Op::add, Op::add_bwd};
 
+// A built-in strategy (or auto): every convention, and an fp8 y for fwd and add, through the
+// epilogue every built-in kernel is templated on (kernels/epilogue.cuh). Mutants keep
+// KernelInfo's defaults (fp32, no fp8 output).
+KernelInfo& every_convention(KernelInfo& k) {
+  k.conventions = {Convention::fp32, Convention::llama, Convention::gemma, Convention::zero_centered};
+  k.fp8_output = true;
+  return k;
+}
+
 std::string combo_list() {
   std::string s;
   for (const auto& c : kCombos) {
@@ -129,7 +138,7 @@ std::deque<KernelInfo> build() {
           std::size_t (*ws)(const BwdArgs&)) {
         KernelInfo k = make(name, desc, kAllOps, std::move(max_h));
         k.prepare = launcher_prepare(name, Launchers{fwd, add, bwd, ws});
-        r.push_back(std::move(k));
+        r.push_back(std::move(every_convention(k)));
       };
 
   every_op("naive",
@@ -141,7 +150,7 @@ std::deque<KernelInfo> build() {
   KernelInfo warp = make("warp-row", "4-32 lanes per row, several rows per block, row in registers: small H",
                          {Op::fwd}, [](const Problem& p) { return kern::warp_row_max_H(p.x); });
   warp.prepare = launcher_prepare("warp-row", Launchers{kern::launch_fwd_warp_row, nullptr, nullptr, nullptr});
-  r.push_back(std::move(warp));
+  r.push_back(std::move(every_convention(warp)));
 
   every_op(
       "row-vector",
@@ -181,7 +190,7 @@ std::deque<KernelInfo> build() {
     const KernelInfo* k = strategies[static_cast<std::size_t>(kern::auto_pick(p))];
     return std::make_unique<AutoPlan>(k->prepare(p, ""));
   };
-  r.push_back(std::move(a));
+  r.push_back(std::move(every_convention(a)));
 
   for (std::vector<KernelInfo> vendor : {vendor::cudnn_kernels(), vendor::cublas_kernels()})
     for (KernelInfo& k : vendor) r.push_back(std::move(k));

@@ -5,10 +5,11 @@
 // Per row: a scalar head up to the first 16-byte boundary of x's row, 16-byte vectors in the
 // body, a scalar tail. So any H, any row stride and any base alignment keep full-width loads
 // on the body. Squares are accumulated in fp32; eps is inside the sqrt; w is indexed by
-// column only; the row's rrms (1/rms, fp32) is stored when requested.
+// column only; the row's rrms (1/rms, fp32) is stored when requested. y is written through
+// the convention's epilogue (epilogue.cuh): x's dtype or fp8, at y's own alignment.
 #pragma once
 
-#include "kernels/common.cuh"
+#include "kernels/epilogue.cuh"
 
 namespace rb::kern {
 
@@ -59,9 +60,10 @@ struct RowSlice {
     return s;
   }
 
-  template <class W>
-  __device__ __forceinline__ void store(const W* __restrict__ w, T* __restrict__ yrow, float r, std::int64_t H,
-                                        int rank, int size) const {
+  // y = the epilogue's output of x * rrms * w over this thread's part of the row.
+  template <class Epi, class W, class Y>
+  __device__ __forceinline__ void store(Epi& epi, const W* __restrict__ w, Y* __restrict__ yrow, float r,
+                                        std::int64_t H, int rank, int size) const {
 #pragma unroll
     for (int i = 0; i < VPT; ++i) {
       const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
@@ -71,15 +73,15 @@ struct RowSlice {
         unpack<T>(v[i], f);
         load_weights<W, V>(w + c0, wf);
 #pragma unroll
-        for (int k = 0; k < V; ++k) f[k] = f[k] * r * wf[k];
-        store_vec<T>(yrow + c0, pack<T>(f));
+        for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
+        epi.store_vec(yrow + c0, f);
       }
     }
 #pragma unroll
     for (int e = 0; e < E; ++e) {
       const std::int64_t j = rank + static_cast<std::int64_t>(e) * size;
-      if (j < head) yrow[j] = from_f32<T>(edge[e] * r * to_f32(w[j]));
-      if (body_end + j < H) yrow[body_end + j] = from_f32<T>(edge[E + e] * r * to_f32(w[body_end + j]));
+      if (j < head) epi.put(yrow, j, edge[e], r, to_f32(w[j]));
+      if (body_end + j < H) epi.put(yrow, body_end + j, edge[E + e], r, to_f32(w[body_end + j]));
     }
   }
 };

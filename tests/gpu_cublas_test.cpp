@@ -218,6 +218,9 @@ TEST_P(CublasFwd, MatchesFp64) {
       else
         run_fwd<bfloat16, float>(c);
       break;
+    case DType::e4m3:  // output-only dtypes: no case has them as x
+    case DType::e5m2:
+      FAIL() << "no fp8 x";
   }
 }
 

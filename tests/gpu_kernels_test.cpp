@@ -1,11 +1,16 @@
 // GPU tests: every kernel passes the validation sweep of every op it implements; every
-// mutant is caught by it; dw is bitwise repeatable. Each test skips itself, naming the CUDA
-// error, when no device is usable.
+// mutant is caught by it; dw is bitwise repeatable; every built-in strategy's output under
+// each convention and y dtype is naive's, bit for bit. Each test skips itself, naming the
+// CUDA error, when no device is usable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "harness/case.h"
 #include "harness/device.h"
@@ -13,6 +18,7 @@
 #include "harness/runner.h"
 #include "kernels/launchers.h"
 #include "kernels/registry.h"
+#include "reference/host_dtype.h"
 
 namespace rb {
 namespace {
@@ -235,6 +241,210 @@ TEST(Backward, DwIsBitwiseRepeatable) {
       }
     }
   }
+}
+
+// ---- conventions and the fp8 epilogue: every strategy against naive -----------------------
+//
+// Each built-in forward strategy (and add strategy) writes, under every convention and y
+// dtype (x's, e4m3, e5m2), the same bits as `naive` under that convention, and the same amax.
+// Exact equality holds because the inputs make every row's rrms exact whatever the
+// reduction order: x (and r) are k/8 * 2^e for integers |k| <= 16 and one e per row, so
+// every square is a multiple of 4^e/64 and a row's sum of squares (at most 4097 * 1024 such
+// units, under 2^24) is exact in fp32 in any order; rrms = rsqrtf(sum / H + eps) is then
+// the same float in every strategy, and each output element is the same fp32 expression of
+// (x, rrms, w) rounded once the same way (the epilogue is one template). With generic
+// inputs the strategies' rrms may differ in the last bit and y by an ulp (more under llama,
+// whose round_X(x * rrms) can flip): exactness here is the sharper test. The layouts
+// cover rows whose x and y phases differ (odd H) and bases one element off (fp8 y at an
+// odd byte address).
+
+struct EpilogueCase {
+  Op op;
+  DType x;
+  std::int64_t H;
+  Convention conv;
+  DType y;
+  bool offset;  // base pointers one element past an aligned allocation
+};
+
+std::string describe(const EpilogueCase& c) {
+  std::ostringstream os;
+  os << op_name(c.op) << " x " << dtype_name(c.x) << " H=" << c.H << " " << convention_name(c.conv) << " y "
+     << dtype_name(c.y) << (c.offset ? " offset" : "");
+  return os.str();
+}
+
+// Bytes every base pointer is aligned to: an offset base is one element off, so aligned to
+// the smallest element size (an fp8 y's one byte).
+std::int64_t base_align(const EpilogueCase& c) {
+  return c.offset ? static_cast<std::int64_t>(std::min(dtype_size(c.x), dtype_size(c.y))) : 16;
+}
+
+// Bits of v (exactly representable, or rounded to nearest even) in a 16-bit dtype.
+std::uint16_t bits16(DType t, float v) {
+  return static_cast<std::uint16_t>(t == DType::bf16 ? ref::bits_of(ref::from_float<ref::bfloat16>(v))
+                                                     : ref::bits_of(ref::from_float<ref::half>(v)));
+}
+
+// The inputs of one (op, x dtype, H): x and r as k/8 * 2^e, w in [-2, 2) rounded to x's dtype.
+struct EpilogueInputs {
+  std::vector<std::uint16_t> x, r, w;
+};
+
+EpilogueInputs epilogue_inputs(DType t, std::int64_t M, std::int64_t H) {
+  std::uint32_t st = 2024u + static_cast<std::uint32_t>(H);
+  const auto next = [&st] {
+    st = st * 1664525u + 1013904223u;
+    return st >> 8;
+  };
+  EpilogueInputs in;
+  for (std::int64_t i = 0; i < M; ++i) {
+    const float scale = std::ldexp(1.f, static_cast<int>(i % 5) - 2);
+    for (std::int64_t j = 0; j < H; ++j) {
+      in.x.push_back(bits16(t, static_cast<float>(static_cast<int>(next() % 33) - 16) / 8.f * scale));
+      in.r.push_back(bits16(t, static_cast<float>(static_cast<int>(next() % 33) - 16) / 8.f * scale));
+    }
+  }
+  for (std::int64_t j = 0; j < H; ++j)
+    in.w.push_back(bits16(t, static_cast<float>(next() % 4096) / 1024.f - 2.f));
+  return in;
+}
+
+// One launch's outputs, as bytes.
+struct EpilogueOut {
+  std::vector<unsigned char> y, s;
+  std::vector<float> rrms;
+  float amax = 0.f;
+};
+
+// Runs kernel k on case c (M rows, stride H, every tensor of x's dtype but y). Returns false,
+// having reported why, when it did not run.
+bool run_epilogue_case(const KernelInfo& k, const EpilogueCase& c, std::int64_t M, const EpilogueInputs& in,
+                       EpilogueOut& out) {
+  const std::int64_t H = c.H;
+  const std::size_t xs = 2, ys = dtype_size(c.y);
+  const std::size_t off = c.offset ? 1 : 0;  // elements
+  const Problem p = Problem::of(c.op, M, H, c.x, c.x, c.x, H, base_align(c), c.conv, c.y);
+  if (const auto why = check_common(k, p)) {
+    ADD_FAILURE() << k.name << " refuses " << describe(c) << ": " << *why;
+    return false;
+  }
+  const std::size_t n = static_cast<std::size_t>(M * H);
+  DeviceBuffer x((n + 1) * xs), r((n + 1) * xs), w((H + 1) * xs), y((n + 1) * ys), sres((n + 1) * xs),
+      rrms(M * 4), scale(4), amax(4);
+  const float scale_value = 200.f;  // e4m3 saturates past |y| = 2.24; e5m2 does not
+  const auto up = [](const DeviceBuffer& b, std::size_t offset_bytes, const void* h, std::size_t bytes) {
+    return cudaMemcpy(static_cast<char*>(b.get()) + offset_bytes, h, bytes, cudaMemcpyHostToDevice);
+  };
+  if (up(x, off * xs, in.x.data(), n * xs) != cudaSuccess ||
+      up(r, off * xs, in.r.data(), n * xs) != cudaSuccess ||
+      up(w, off * xs, in.w.data(), H * xs) != cudaSuccess || up(scale, 0, &scale_value, 4) != cudaSuccess ||
+      cudaMemset(y.get(), 0xff, y.bytes()) != cudaSuccess ||
+      cudaMemset(sres.get(), 0xff, sres.bytes()) != cudaSuccess ||
+      cudaMemset(amax.get(), 0xff, 4) != cudaSuccess) {
+    ADD_FAILURE() << "device buffers for " << describe(c);
+    return false;
+  }
+  const auto at = [](const DeviceBuffer& b, std::size_t offset_bytes) {
+    return static_cast<void*>(static_cast<char*>(b.get()) + offset_bytes);
+  };
+  std::unique_ptr<Plan> plan = k.prepare(p, "");
+  cudaError_t e = cudaSuccess;
+  if (c.op == Op::fwd) {
+    FwdArgs a = fwd_args_for(p);
+    a.x = at(x, off * xs);
+    a.w = at(w, off * xs);
+    a.y = at(y, off * ys);
+    a.rrms = static_cast<float*>(rrms.get());
+    a.scale = static_cast<const float*>(scale.get());
+    a.amax = static_cast<float*>(amax.get());
+    e = plan->launch(a, nullptr);
+  } else {
+    AddArgs a = add_args_for(p);
+    a.x = at(x, off * xs);
+    a.r = at(r, off * xs);
+    a.w = at(w, off * xs);
+    a.y = at(y, off * ys);
+    a.s = at(sres, off * xs);
+    a.rrms = static_cast<float*>(rrms.get());
+    a.scale = static_cast<const float*>(scale.get());
+    a.amax = static_cast<float*>(amax.get());
+    e = plan->launch(a, nullptr);
+  }
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    ADD_FAILURE() << k.name << " " << describe(c) << ": " << cudaGetErrorString(e);
+    return false;
+  }
+  out.y.resize(y.bytes());
+  out.s.resize(c.op == Op::add ? sres.bytes() : 0);
+  out.rrms.resize(static_cast<std::size_t>(M));
+  e = cudaMemcpy(out.y.data(), y.get(), y.bytes(), cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess && c.op == Op::add)
+    e = cudaMemcpy(out.s.data(), sres.get(), sres.bytes(), cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess) e = cudaMemcpy(out.rrms.data(), rrms.get(), M * 4, cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess) e = cudaMemcpy(&out.amax, amax.get(), 4, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    ADD_FAILURE() << "copy back " << describe(c) << ": " << cudaGetErrorString(e);
+    return false;
+  }
+  return true;
+}
+
+// The first differing element of two outputs of elem_size bytes per element, or -1.
+std::int64_t first_difference(const std::vector<unsigned char>& a, const std::vector<unsigned char>& b,
+                              std::size_t elem_size) {
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+    if (a[i] != b[i]) return static_cast<std::int64_t>(i / elem_size);
+  return a.size() == b.size() ? -1 : 0;
+}
+
+TEST(Epilogue, StrategiesMatchNaiveBitwise) {
+  RB_REQUIRE_GPU();
+  const std::int64_t M = 37;
+  const KernelInfo* naive = find_kernel("naive");
+  ASSERT_NE(naive, nullptr);
+  int compared = 0;
+  for (Op op : {Op::fwd, Op::add})
+    for (DType t : {DType::bf16, DType::f16})
+      for (std::int64_t H : {1, 127, 4096, 4097}) {
+        const EpilogueInputs in = epilogue_inputs(t, M, H);
+        for (Convention conv :
+             {Convention::fp32, Convention::llama, Convention::gemma, Convention::zero_centered})
+          for (DType y : {t, DType::e4m3, DType::e5m2})
+            for (bool offset : {false, true}) {
+              const EpilogueCase c{op, t, H, conv, y, offset};
+              SCOPED_TRACE(describe(c));
+              EpilogueOut want;
+              if (!run_epilogue_case(*naive, c, M, in, want)) continue;
+              for (const char* name : {"warp-row", "row-vector", "chunked"}) {
+                const KernelInfo* k = find_kernel(name);
+                ASSERT_NE(k, nullptr) << name;
+                const Problem p = Problem::of(op, M, H, t, t, t, H, base_align(c), conv, y);
+                if (!k->has_op(op) || H > k->max_H(p)) continue;
+                EpilogueOut got;
+                if (!run_epilogue_case(*k, c, M, in, got)) continue;
+                ++compared;
+                EXPECT_EQ(std::memcmp(got.rrms.data(), want.rrms.data(), M * 4), 0)
+                    << name << ": rrms differs from naive's (the inputs make it exact)";
+                const std::int64_t dy = first_difference(got.y, want.y, dtype_size(y));
+                EXPECT_EQ(dy, -1) << name << ": y differs from naive's at element " << dy << " (row "
+                                  << (dy - (offset ? 1 : 0)) / H << ")";
+                if (op == Op::add) {
+                  const std::int64_t ds = first_difference(got.s, want.s, 2);
+                  EXPECT_EQ(ds, -1) << name << ": s differs from naive's at element " << ds;
+                }
+                if (is_fp8(y)) {
+                  std::uint32_t ga = 0, wa = 0;
+                  std::memcpy(&ga, &got.amax, 4);
+                  std::memcpy(&wa, &want.amax, 4);
+                  EXPECT_EQ(ga, wa) << name << ": amax " << got.amax << ", naive's " << want.amax;
+                  EXPECT_GT(want.amax, 0.f);
+                }
+              }
+            }
+      }
+  EXPECT_GT(compared, 0);
 }
 
 // A case whose tensors do not fit the device-memory budget is a skip that says so, and the

@@ -195,6 +195,10 @@ cudaDataType cuda_type(DType t) {
       return CUDA_R_16F;
     case DType::bf16:
       return CUDA_R_16BF;
+    case DType::e4m3:
+      return CUDA_R_8F_E4M3;
+    case DType::e5m2:
+      return CUDA_R_8F_E5M2;
     case DType::f32:
       break;
   }

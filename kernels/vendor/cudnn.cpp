@@ -12,6 +12,12 @@
 // accumulation order is cuDNN's: an independent witness, not one of our strategies.
 // add/add-bwd are not offered: the residual add and its written-back sum s do not fit cuDNN's
 // norm operation graph as one fused node.
+// Conventions: fp32 (the norm node alone), gemma and zero-centered: a pointwise ADD of the
+// scalar 1 to the scale before the norm node, into a virtual tensor of fp32 (gemma: 1 + w
+// in fp32) or of w's dtype (zero-centered: 1 + w rounded to w's dtype); bwd feeds the same
+// w_eff to the backward node, whose dscale is dw (d w_eff / d w = 1). Whether an engine
+// fuses the ADD is cuDNN's to say: a refusal is a skip with its message. llama (intermediate
+// roundings inside the norm) and an fp8 y (scale and amax) are not offered.
 // libcudnn.so.9 is dlopen'ed at run time (the frontend's dynamic-loading mode; --cudnn-lib
 // names the file), so one binary runs where cuDNN is missing and these cases skip, saying why.
 // Built without the frontend headers (RB_HAVE_CUDNN unset) the kernel is listed unavailable.
@@ -61,6 +67,9 @@ KernelInfo base_info() {
   k.min_H = 1;
   k.max_H = [](const Problem&) { return kAnyH; };
   k.alignment = "16 B base pointers (cuDNN's norm engines refuse less at execute)";
+  // The weight offset is a pointwise ADD before the norm node (make_graph); llama and an fp8 y
+  // are refused by check_common.
+  k.conventions = {Convention::fp32, Convention::gemma, Convention::zero_centered};
   return k;
 }
 
@@ -268,8 +277,11 @@ cudnnHandle_t thread_handle(int device) {
 
 // ---- graphs -----------------------------------------------------------------------------
 
-// Tensor ids in the variant pack.
-enum Uid : std::int64_t { kX = 1, kW, kY, kRrms, kEps, kDy, kDx, kDw, kUidEnd };
+// Tensor ids in the variant pack. kOne: the scalar 1 of the weight offset (its value is in the
+// graph; the launch gives its address too, in case a cuDNN version asks for it).
+enum Uid : std::int64_t { kX = 1, kW, kY, kRrms, kEps, kDy, kDx, kDw, kOne, kUidEnd };
+
+const float kOneValue = 1.0f;
 
 fe::DataType_t fe_type(DType t) {
   switch (t) {
@@ -279,6 +291,10 @@ fe::DataType_t fe_type(DType t) {
       return fe::DataType_t::HALF;
     case DType::bf16:
       return fe::DataType_t::BFLOAT16;
+    case DType::e4m3:
+      return fe::DataType_t::FP8_E4M3;
+    case DType::e5m2:
+      return fe::DataType_t::FP8_E5M2;
   }
   throw std::invalid_argument("cudnn: unknown dtype");
 }
@@ -330,6 +346,33 @@ Graph make_graph(const Problem& p) {
         .set_stride({H, 1, H, H})
         .set_data_type(fe_type(t));
   };
+  // The scale the norm node multiplies by: w, or 1 + w (gemma, zero-centered) from a
+  // pointwise ADD into a virtual tensor of fp32 (gemma) or of w's dtype (zero-centered).
+  auto effective_scale = [&](std::shared_ptr<fe::graph::Tensor_attributes> w) {
+    switch (p.conv) {
+      case Convention::fp32:
+        return w;
+      case Convention::gemma:
+      case Convention::zero_centered:
+        break;
+      case Convention::llama:
+        throw Unsupported(
+            "cudnn: no llama convention (x * rrms rounded to x's dtype inside the norm node is not "
+            "expressible in its graph)");
+    }
+    auto one = graph.tensor(fe::graph::Tensor_attributes(kOneValue)
+                                .set_name("one")
+                                .set_uid(kOne)
+                                .set_dim({1, 1, 1, 1})
+                                .set_stride({1, 1, 1, 1}));
+    auto w_eff = graph.pointwise(w, one,
+                                 fe::graph::Pointwise_attributes()
+                                     .set_name("weight_offset")
+                                     .set_mode(fe::PointwiseMode_t::ADD)
+                                     .set_compute_data_type(fe::DataType_t::FLOAT));
+    w_eff->set_data_type(p.conv == Convention::gemma ? fe::DataType_t::FLOAT : fe_type(p.w));
+    return w_eff;
+  };
   auto per_row = [&](const char* name, Uid uid) {
     return fe::graph::Tensor_attributes()
         .set_name(name)
@@ -339,9 +382,10 @@ Graph make_graph(const Problem& p) {
         .set_data_type(fe::DataType_t::FLOAT);
   };
 
+  if (is_fp8(p.y)) throw Unsupported("cudnn: no fp8 y (its norm graph here has no scale and amax)");
   if (p.op == Op::fwd) {
     auto x = graph.tensor(rows("x", kX, p.x));
-    auto w = graph.tensor(per_column("w", kW, p.w));
+    auto w = effective_scale(graph.tensor(per_column("w", kW, p.w)));
     auto eps = graph.tensor(fe::graph::Tensor_attributes()
                                 .set_name("eps")
                                 .set_uid(kEps)
@@ -368,7 +412,7 @@ Graph make_graph(const Problem& p) {
   } else if (p.op == Op::bwd) {
     auto x = graph.tensor(rows("x", kX, p.x));
     auto dy = graph.tensor(rows("dy", kDy, p.x));
-    auto w = graph.tensor(per_column("w", kW, p.w));
+    auto w = effective_scale(graph.tensor(per_column("w", kW, p.w)));
     auto rrms = graph.tensor(per_row("rrms", kRrms));
     auto attrs = fe::graph::Rmsnorm_backward_attributes()
                      .set_name("rmsnorm_bwd")
@@ -474,7 +518,8 @@ class CudnnPlan final : public Plan {
     if (problem_.op == Op::fwd) {
       const FwdArgs* a = std::get_if<FwdArgs>(&args);
       if (!a) throw std::invalid_argument("cudnn fwd plan launched without FwdArgs");
-      expect_shape(a->M, a->H, {a->x_stride, a->y_stride}, a->xdtype, a->wdtype);
+      expect_shape(a->M, a->H, {a->x_stride, a->y_stride}, a->xdtype, a->wdtype, a->conv);
+      if (is_fp8(a->ydtype)) throw std::invalid_argument("cudnn fwd writes y in x's dtype, not fp8");
       if (!a->rrms)
         throw std::invalid_argument("cudnn fwd writes rrms (cuDNN's inv_variance): FwdArgs::rrms is null");
       eps = a->eps;
@@ -488,7 +533,7 @@ class CudnnPlan final : public Plan {
     } else {
       const BwdArgs* a = std::get_if<BwdArgs>(&args);
       if (!a) throw std::invalid_argument("cudnn bwd plan launched without BwdArgs");
-      expect_shape(a->M, a->H, {a->x_stride, a->dy_stride, a->dx_stride}, a->xdtype, a->wdtype);
+      expect_shape(a->M, a->H, {a->x_stride, a->dy_stride, a->dx_stride}, a->xdtype, a->wdtype, a->conv);
       if (a->dydtype != a->xdtype) throw std::invalid_argument("cudnn bwd: dy must have x's dtype");
       by_uid[kX] = const_cast<void*>(a->x);
       by_uid[kDy] = const_cast<void*>(a->dy);
@@ -499,6 +544,7 @@ class CudnnPlan final : public Plan {
       workspace = a->workspace;
       workspace_given = a->workspace_bytes;
     }
+    by_uid[kOne] = const_cast<float*>(&kOneValue);
     if (workspace_ > 0 && (!workspace || workspace_given < workspace_))
       throw std::invalid_argument("cudnn plan (" + engine_ + ") needs " + std::to_string(workspace_) +
                                   " bytes of workspace; the launch gave " +
@@ -533,10 +579,10 @@ class CudnnPlan final : public Plan {
 
  private:
   void expect_shape(std::int64_t M, std::int64_t H, std::initializer_list<std::int64_t> strides, DType x,
-                    DType w) const {
-    if (M != problem_.M || H != problem_.H || x != problem_.x || w != problem_.w)
+                    DType w, Convention conv) const {
+    if (M != problem_.M || H != problem_.H || x != problem_.x || w != problem_.w || conv != problem_.conv)
       throw std::invalid_argument(
-          "cudnn plan launched with arguments of another problem (M, H or dtypes differ)");
+          "cudnn plan launched with arguments of another problem (M, H, dtypes or convention differ)");
     for (std::int64_t s : strides)
       if (s != problem_.stride)
         throw std::invalid_argument("cudnn plan built for row stride " + std::to_string(problem_.stride) +
