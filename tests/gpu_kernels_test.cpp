@@ -29,7 +29,7 @@ namespace {
     if (!cuda_device_available(&why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
   } while (0)
 
-std::vector<Record> run_sweep(const Sweep& s, bool time = false) {
+std::vector<Record> run_sweeps(const std::vector<Sweep>& s, bool time = false) {
   RunConfig cfg;
   cfg.time = time;
   Runner runner(open_device(0), cfg);
@@ -38,11 +38,14 @@ std::vector<Record> run_sweep(const Sweep& s, bool time = false) {
   return out;
 }
 
+std::vector<Record> run_sweep(const Sweep& s, bool time = false) { return run_sweeps({s}, time); }
+
 std::string describe(const Record& r) {
   std::ostringstream os;
   os << r.kernel << " " << r.op << " " << r.dtype << "/" << r.wdtype
      << (r.rdtype.empty() ? "" : "/r " + r.rdtype) << " M=" << r.M << " H=" << r.H << " " << r.layout << " "
-     << r.dist << " eps=" << r.eps << ": " << status_name(r.status) << " " << r.reason;
+     << r.dist << " eps=" << r.eps << " conv=" << r.convention << (r.ydtype.empty() ? "" : " y=" + r.ydtype)
+     << ": " << status_name(r.status) << " " << r.reason;
   return os.str();
 }
 
@@ -78,6 +81,20 @@ Sweep sweep_for(const std::string& kernel, std::vector<Op> ops) {
   return s;
 }
 
+// All three validation sweeps (base, conventions, fp8 y) of one kernel, restricted to the ops.
+std::vector<Sweep> sweeps_for(const std::string& kernel, const std::vector<Op>& ops) {
+  std::vector<Sweep> v;
+  for (Sweep s : validation_sweeps({kernel})) {
+    std::vector<Op> keep;
+    for (Op op : s.ops)
+      if (std::find(ops.begin(), ops.end(), op) != ops.end()) keep.push_back(op);
+    if (keep.empty()) continue;
+    s.ops = keep;
+    v.push_back(s);
+  }
+  return v;
+}
+
 // A small sweep: the given ops, kernels, dtypes, M and H at eps 1e-5, normal, contiguous.
 Sweep small_sweep(std::vector<Op> ops, std::vector<std::string> kernels, std::vector<DType> dtypes,
                   std::vector<std::int64_t> Ms, std::vector<std::int64_t> Hs) {
@@ -96,8 +113,9 @@ Sweep small_sweep(std::vector<Op> ops, std::vector<std::string> kernels, std::ve
 class KernelPasses : public testing::TestWithParam<std::string> {};
 
 // One op: every dtype x weight dtype (x residual dtype) x H in {1, 3, 127, 128, 1000, 1024,
-// 4096, 4097, 8192, 16384, 65536} x layout x distribution: pass, or skip only where H is
-// beyond what the kernel holds.
+// 4096, 4097, 8192, 16384, 65536} x layout x distribution, then the convention and fp8 y
+// sweeps: pass, or skip only where H is beyond what the kernel holds (a vendor or plugin
+// kernel may also refuse a convention or an fp8 y, in its own words).
 TEST_P(KernelPasses, ValidationSweep) {
   RB_REQUIRE_GPU();
   const std::string param = GetParam();
@@ -105,7 +123,7 @@ TEST_P(KernelPasses, ValidationSweep) {
   const Op op = *parse_op(param.substr(param.find(':') + 1));
   const KernelInfo* k = find_kernel(name);
   ASSERT_NE(k, nullptr);
-  const std::vector<Record> recs = run_sweep(sweep_for(name, {op}));
+  const std::vector<Record> recs = run_sweeps(sweeps_for(name, {op}));
   ASSERT_FALSE(recs.empty());
   int passed = 0, bad = 0, skipped = 0;
   for (const Record& r : recs) {
