@@ -9,7 +9,8 @@
 // Conventions (core/names.h; X is x's storage type, W w's):
 //   fp32           y = round_Y(x * rrms * w)
 //   llama          n = round_X(x * rrms), y = round_Y(n * w) with the product in fp32 (exact
-//                  for 16-bit n and w); fp8 y: y_pre = round_X(n * w), then scaled. add: the
+//                  for 16-bit n and w); fp8 y: y_pre = n * w rounded to the promoted dtype of
+//                  x and w (x's, or fp32 for an fp32 w), then scaled. add: the
 //                  sum s = x + r is rounded to the residual dtype before it is squared.
 //   gemma          w_eff = 1 + w in fp32, y = round_Y(x * rrms * w_eff)
 //   zero_centered  w_eff = round_W(1 + w), y = round_Y(x * rrms * w_eff)
@@ -119,8 +120,11 @@ class Epilogue {
     const float we = effective_weight<C, W>(w);
     if constexpr (C == Convention::llama) {
       const float p = to_f32(from_f32<X>(v * rrms)) * we;
-      if constexpr (kFp8)
-        return to_f32(from_f32<X>(p));  // the product as a tensor of x's dtype holds it
+      // The product in the promoted dtype of x and w (names.h): x's when w has x's dtype (a
+      // 16-bit tensor product), fp32 when w is fp32. With y in x's dtype the store's rounding
+      // is that one; an fp8 y rounds it here, before the scale.
+      if constexpr (kFp8 && !std::is_same_v<W, float>)
+        return to_f32(from_f32<X>(p));
       else
         return p;
     } else {
