@@ -415,8 +415,8 @@ BisectResult bisect_outputs(const Case& a, const BisectSide& side_a, const Case&
         if (within_tolerance(va, cand, tol) || within_tolerance(va, cand_padded, tol)) {
           ++tail_rows;
           if (tail_note.empty())
-            tail_note = fmt::format("row {}: A's rrms {:.9g} is the rrms over {} columns ({} {} H), not H = {} ({:.9g})",
-                                    row, va, a.H + k, k > 0 ? "past" : "short of", k > 0 ? "reading" : "stopping", a.H,
+            tail_note = fmt::format("row {}: A's rrms {:.9g} is the rrms over {} columns ({} H), not over H = {} ({:.9g})",
+                                    row, va, a.H + k, k > 0 ? "reading past" : "stopping short of", a.H,
                                     rrms_of(v.data(), a.H, a.H, a.eps));
           break;
         }

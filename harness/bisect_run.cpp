@@ -147,18 +147,19 @@ BisectRun run_bisect(const DeviceInfo& dev, const Case& base, const BisectSide& 
     }
   }
   // Fewest rows: the first divergent row on its own, else with the row before it (a bug
-  // that spills from one row into the next needs both).
+  // that spills from one row into the next) or after it (one that reads into the next).
   const std::int64_t row = run.minimal.first_row ? run.minimal.first_row->row : -1;
   if (row >= 0 && cur.M > 1) {
     const Case full_rows = cur;
     const TensorBytes full_in = in;
-    for (std::int64_t first : {row, row - 1}) {
-      if (first < 0) continue;
+    for (const auto& [first, count] : {std::pair<std::int64_t, std::int64_t>{row, 1}, {row - 1, 2}, {row, 2}}) {
+      if (first < 0 || first + count > full_rows.M) continue;
       Case c = full_rows;
-      c.M = row - first + 1;
-      if (keep_if_same(c, slice_rows(full_rows, full_in, first, c.M))) {
-        notes.push_back(fmt::format("M {} -> {} (row{} {} of the case above)", full_rows.M, c.M, c.M > 1 ? "s" : "",
-                                    c.M > 1 ? fmt::format("{}-{}", first, row) : std::to_string(row)));
+      c.M = count;
+      if (keep_if_same(c, slice_rows(full_rows, full_in, first, count))) {
+        notes.push_back(fmt::format("M {} -> {} (row{} {} of the case above)", full_rows.M, count,
+                                    count > 1 ? "s" : "",
+                                    count > 1 ? fmt::format("{}-{}", first, first + 1) : std::to_string(first)));
         break;
       }
     }
