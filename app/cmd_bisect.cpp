@@ -279,7 +279,7 @@ std::string fits_text(const std::vector<ConventionFit>& f) {
   if (f.empty()) return "(the reference: its own convention)";
   std::string t;
   for (const ConventionFit& x : f)
-    t += fmt::format("{}{} {:.2f}% exact (max {} ulp)", t.empty() ? "" : ", ", convention_name(x.conv),
+    t += fmt::format("{}{} {:.3f}% exact (max {} ulp)", t.empty() ? "" : ", ", convention_name(x.conv),
                      100 * x.exact_fraction, x.max_ulp);
   return t;
 }
