@@ -30,12 +30,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kCaseFile = "case.ini";
 
-std::vector<std::string> names_with_reference() {
-  std::vector<std::string> v{BisectSide::kReferenceSide};
-  for (const KernelInfo& k : kernel_registry()) v.push_back(k.name);
-  return v;
-}
-
 // The case options, shared by the command line and a reproducer's case file.
 void add_case_options(CLI::App& app, BisectOptions& o) {
   std::vector<std::string> dtypes, wdtypes{"same"}, ydtypes{"same"};

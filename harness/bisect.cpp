@@ -119,13 +119,6 @@ std::uint32_t bits_at(DType t, const unsigned char* p) {
   return b;
 }
 
-std::vector<double> decode_all(DType t, const std::vector<unsigned char>& bytes) {
-  const std::size_t es = dtype_size(t);
-  std::vector<double> v(bytes.size() / es);
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = decode(t, bytes.data() + i * es);
-  return v;
-}
-
 // The correctly rounded values of `want` in dtype t, packed.
 std::vector<unsigned char> encode_rounded(DType t, const std::vector<double>& want) {
   const std::size_t es = dtype_size(t);

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/names.h"
+
 namespace rb::ref {
 
 using half = Eigen::half;
@@ -112,37 +114,37 @@ template <class T>
 struct DtypeTraits;
 template <>
 struct DtypeTraits<float> {
-  static constexpr int mant = 23;
+  static constexpr int mant = mantissa_bits(DType::f32);
   static constexpr int min_exp = -126;
-  static constexpr double max_finite = 0x1.fffffep127;
+  static constexpr double max_finite = rb::max_finite(DType::f32);
   static constexpr bool saturates = false;
 };
 template <>
 struct DtypeTraits<half> {
-  static constexpr int mant = 10;
+  static constexpr int mant = mantissa_bits(DType::f16);
   static constexpr int min_exp = -14;
-  static constexpr double max_finite = 65504.0;
+  static constexpr double max_finite = rb::max_finite(DType::f16);
   static constexpr bool saturates = false;
 };
 template <>
 struct DtypeTraits<bfloat16> {
-  static constexpr int mant = 7;
+  static constexpr int mant = mantissa_bits(DType::bf16);
   static constexpr int min_exp = -126;
-  static constexpr double max_finite = 0x1.fep127;
+  static constexpr double max_finite = rb::max_finite(DType::bf16);
   static constexpr bool saturates = false;
 };
 template <>
 struct DtypeTraits<fp8_e4m3> {
-  static constexpr int mant = 3;
+  static constexpr int mant = mantissa_bits(DType::e4m3);
   static constexpr int min_exp = -6;
-  static constexpr double max_finite = 448.0;
+  static constexpr double max_finite = rb::max_finite(DType::e4m3);
   static constexpr bool saturates = true;
 };
 template <>
 struct DtypeTraits<fp8_e5m2> {
-  static constexpr int mant = 2;
+  static constexpr int mant = mantissa_bits(DType::e5m2);
   static constexpr int min_exp = -14;
-  static constexpr double max_finite = 57344.0;
+  static constexpr double max_finite = rb::max_finite(DType::e5m2);
   static constexpr bool saturates = true;
 };
 

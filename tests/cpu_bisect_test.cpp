@@ -13,6 +13,7 @@
 #include "harness/device.h"
 #include "harness/host_types.h"
 #include "reports/npy.h"
+#include "tests/bisect_cases.h"
 #include "tests/run_bench.h"
 
 namespace fs = std::filesystem;
@@ -50,16 +51,7 @@ TEST(BisectUlp, HistogramBuckets) {
   EXPECT_EQ(h.max, 5000u);
 }
 
-Case fwd_case(std::int64_t M, std::int64_t H) {
-  Case c;
-  c.op = Op::fwd;
-  c.dtype = c.wdtype = c.rdtype = DType::bf16;
-  c.M = M;
-  c.H = H;
-  c.eps = 1e-5;
-  c.seed = 7;
-  return c;
-}
+Case fwd_case(std::int64_t M, std::int64_t H) { return testing_support::bf16_fwd_case(M, H, Dist::normal, 7); }
 
 // A "kernel" whose outputs are the reference's under `conv` (as a kernel following it would
 // store them), against the reference under `against`.
@@ -104,7 +96,9 @@ TEST(BisectAnalysis, GemmaAgainstZeroCenteredPartsAtTheWeight) {
   const BisectResult r = dressed(fwd_case(8, 4096), Convention::gemma, Convention::zero_centered);
   ASSERT_FALSE(r.fit_a.empty());
   EXPECT_EQ(r.fit_a.front().conv, Convention::gemma);
-  if (r.diverge) EXPECT_EQ(r.stage, Stage::weight) << r.stage_detail;
+  if (r.diverge) {
+    EXPECT_EQ(r.stage, Stage::weight) << r.stage_detail;
+  }
 }
 
 // The reference's outputs with one stage broken by hand.

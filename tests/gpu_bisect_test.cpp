@@ -12,29 +12,16 @@
 #include "harness/device.h"
 #include "kernels/registry.h"
 #include "tests/run_bench.h"
+#include "tests/bisect_cases.h"
+#include "tests/gpu_support.h"
 
 namespace fs = std::filesystem;
 
 namespace rb {
 namespace {
 
-#define RB_REQUIRE_GPU()                                                           \
-  do {                                                                             \
-    std::string why_;                                                              \
-    if (!cuda_device_available(&why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
-  } while (0)
 
-Case bf16_case(std::int64_t M, std::int64_t H, Dist d = Dist::normal) {
-  Case c;
-  c.op = Op::fwd;
-  c.dtype = c.wdtype = c.rdtype = DType::bf16;
-  c.M = M;
-  c.H = H;
-  c.eps = 1e-5;
-  c.dist = d;
-  c.seed = 0x5eed;
-  return c;
-}
+using testing_support::bf16_fwd_case;
 
 struct MutantStage {
   const char* mutant;
@@ -48,7 +35,7 @@ class BisectMutants : public ::testing::TestWithParam<MutantStage> {};
 TEST_P(BisectMutants, NamesTheStage) {
   RB_REQUIRE_GPU();
   const MutantStage& m = GetParam();
-  const BisectRun run = run_bisect(open_device(0), bf16_case(64, m.H, m.dist), {m.mutant, Convention::fp32},
+  const BisectRun run = run_bisect(open_device(0), bf16_fwd_case(64, m.H, m.dist), {m.mutant, Convention::fp32},
                                    {"auto", Convention::fp32}, true);
   EXPECT_TRUE(run.full.diverge) << m.mutant;
   EXPECT_EQ(run.full.stage, m.stage) << m.mutant << ": " << stage_name(run.full.stage) << ": "
@@ -77,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(Fwd, BisectMutants,
 
 TEST(BisectGpu, LlamaKernelAgainstGemmaReferenceIsTheWeightStage) {
   RB_REQUIRE_GPU();
-  const BisectRun run = run_bisect(open_device(0), bf16_case(64, 4096), {"auto", Convention::llama},
+  const BisectRun run = run_bisect(open_device(0), bf16_fwd_case(64, 4096), {"auto", Convention::llama},
                                    {BisectSide::kReferenceSide, Convention::gemma}, false);
   EXPECT_TRUE(run.full.diverge);
   EXPECT_EQ(run.full.stage, Stage::weight) << run.full.stage_detail;
@@ -107,7 +94,7 @@ TEST_P(BisectCudnn, AutoAgainstCudnnBf16) {
   RB_REQUIRE_GPU();
   const KernelInfo* k = find_kernel("cudnn");
   if (!k || !k->unavailable.empty()) GTEST_SKIP() << "cudnn unavailable: " << (k ? k->unavailable : "");
-  const BisectRun run = run_bisect(open_device(0), bf16_case(256, GetParam()), {"auto", Convention::fp32},
+  const BisectRun run = run_bisect(open_device(0), bf16_fwd_case(256, GetParam()), {"auto", Convention::fp32},
                                    {"cudnn", Convention::fp32}, true);
   // Both are correct kernels: within the tolerance of each other, and auto follows fp32.
   EXPECT_FALSE(run.full.diverge) << stage_name(run.full.stage) << ": " << run.full.stage_detail;

@@ -18,6 +18,7 @@
 #include "kernels/vendor/cublas_plan.cuh"
 #include "kernels/vendor/vendor.h"
 #include "reference/host_dtype.h"
+#include "tests/gpu_support.h"
 
 namespace rb {
 namespace {
@@ -25,13 +26,6 @@ namespace {
 using ref::bfloat16;
 using ref::half;
 
-#define RB_REQUIRE_GPU()                                                                          \
-  do {                                                                                            \
-    int n_ = 0;                                                                                   \
-    const cudaError_t e_ = cudaGetDeviceCount(&n_);                                               \
-    if (e_ != cudaSuccess) GTEST_SKIP() << "no CUDA device: " << cudaGetErrorString(e_);          \
-    if (n_ == 0) GTEST_SKIP() << "no CUDA device: cudaGetDeviceCount found none";                 \
-  } while (0)
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess)

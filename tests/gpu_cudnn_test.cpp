@@ -15,29 +15,11 @@
 
 #include "kernels/registry.h"
 #include "kernels/vendor/vendor.h"
+#include "tests/gpu_support.h"
 
 namespace rb {
 namespace {
 
-bool cuda_usable(std::string* why) {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    *why = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
-    return false;
-  }
-  if (n == 0) {
-    *why = "no CUDA device";
-    return false;
-  }
-  return true;
-}
-
-#define RB_REQUIRE_GPU()                                                 \
-  do {                                                                   \
-    std::string why_;                                                    \
-    if (!cuda_usable(&why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
-  } while (0)
 
 #define RB_CUDA_OK(call)                                                                                  \
   do {                                                                                                    \

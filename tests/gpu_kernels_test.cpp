@@ -19,15 +19,11 @@
 #include "kernels/launchers.h"
 #include "kernels/registry.h"
 #include "reference/host_dtype.h"
+#include "tests/gpu_support.h"
 
 namespace rb {
 namespace {
 
-#define RB_REQUIRE_GPU()                                                           \
-  do {                                                                             \
-    std::string why_;                                                              \
-    if (!cuda_device_available(&why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
-  } while (0)
 
 std::vector<Record> run_sweeps(const std::vector<Sweep>& s, bool time = false) {
   RunConfig cfg;
