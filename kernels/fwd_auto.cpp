@@ -1,15 +1,39 @@
-// auto: the dispatcher. Picks a strategy by (dtype, H) from a table of measured crossovers
-// and reports its pick. Every built-in strategy handles any stride and alignment, so
+// auto: the dispatcher. Picks a strategy by (dtype, M, H): below the small-M table's largest
+// M and H from that table (kernels/auto_by_m.inc, generated from a committed sweep), else
+// by (dtype, H) from a table of measured crossovers at M=16384; and reports its pick. Every built-in strategy handles any stride and alignment, so
 // alignment changes how a row is peeled, not which strategy runs.
 // The table's rows come from sweeps on the H200 recorded in docs/perf-notes.md; an H past
 // the last row goes to chunked, which takes any H.
 #include <array>
+#include <limits>
 
 #include "kernels/launchers.h"
 
 namespace rb::kern {
 
 namespace {
+
+struct ByM {
+  Op op;
+  bool fp32;              // x is fp32 (else fp16 / bf16, which share a table)
+  std::int64_t M, H;      // the bucket's top: M in (previous M, M], H likewise
+  Strategy kernel;
+};
+
+// Measured on the H200 (reports/auto/h200-by-m.csv, docs/perf-notes.md run 16).
+constexpr ByM kByM[] = {
+#include "kernels/auto_by_m.inc"
+};
+
+// The smallest bucket top >= v among the table's rows for (op, fp32), or 0 when v is past
+// every one (the table does not cover it).
+template <class Get>
+std::int64_t bucket_top(Op op, bool fp32, std::int64_t v, Get get) {
+  std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  for (const ByM& e : kByM)
+    if (e.op == op && e.fp32 == fp32 && get(e) >= v && get(e) < top) top = get(e);
+  return top == std::numeric_limits<std::int64_t>::max() ? 0 : top;
+}
 
 struct Bucket {
   std::int64_t up_to_H;  // inclusive
@@ -31,7 +55,25 @@ Strategy pick(const std::array<Bucket, N>& table, std::int64_t H) {
 
 }  // namespace
 
-Strategy auto_pick_fwd(const Problem& p) { return p.x == DType::f32 ? pick(kF32, p.H) : pick(k16bit, p.H); }
+std::optional<Strategy> auto_pick_by_m(const Problem& p) {
+  const bool fp32 = p.x == DType::f32;
+  const std::int64_t M = bucket_top(p.op, fp32, p.M, [](const ByM& e) { return e.M; });
+  const std::int64_t H = bucket_top(p.op, fp32, p.H, [](const ByM& e) { return e.H; });
+  if (M == 0 || H == 0) return std::nullopt;
+  for (const ByM& e : kByM)
+    if (e.op == p.op && e.fp32 == fp32 && e.M == M && e.H == H) return e.kernel;
+  return std::nullopt;
+}
+
+Strategy auto_pick_fwd(const Problem& p) {
+  if (const auto s = auto_pick_by_m(p)) {
+    // The bucket's winner, where it holds this row (warp-row and row-vector stop at an H).
+    if (*s == Strategy::chunked || (*s == Strategy::warp_row && p.H <= warp_row_max_H(p.x)) ||
+        (*s == Strategy::row_vector && p.H <= row_vector_max_H(p.x)))
+      return *s;
+  }
+  return p.x == DType::f32 ? pick(kF32, p.H) : pick(k16bit, p.H);
+}
 
 const char* strategy_name(Strategy s) {
   switch (s) {

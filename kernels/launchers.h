@@ -31,6 +31,9 @@ const char* strategy_name(Strategy s);
 
 // auto: the strategy it picks for a problem, per op (kernels/*_auto.cpp).
 Strategy auto_pick_fwd(const Problem& p);
+// The small-M table's pick for fwd and add (kernels/auto_by_m.inc: the fastest strategy of a
+// committed sweep at each (op, dtype class, M, H) bucket), or nothing past its largest M or H.
+std::optional<Strategy> auto_pick_by_m(const Problem& p);
 
 // Mutants (kernels/mutants/): deliberately wrong forward kernels.
 enum class FwdBug {

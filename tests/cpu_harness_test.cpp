@@ -896,7 +896,9 @@ TEST(HarnessRegistry, PlansNameWhatRuns) {
     EXPECT_EQ(find_kernel("auto")->prepare(p, "")->picked(), kern::strategy_name(kern::auto_pick_fwd(p))) << H;
   }
   p.H = p.stride = 128;
-  EXPECT_EQ(find_kernel("auto")->prepare(p, "")->picked(), "warp-row");
+  EXPECT_EQ(find_kernel("auto")->prepare(p, "")->picked(), "chunked");  // M=16: the small-M table
+  p.M = 16384;
+  EXPECT_EQ(find_kernel("auto")->prepare(p, "")->picked(), "warp-row");  // the M=16384 crossovers
   p.H = p.stride = 40000;
   EXPECT_EQ(find_kernel("auto")->prepare(p, "")->picked(), "chunked");
   // A plan launches only its own op family's arguments.

@@ -1,0 +1,51 @@
+// auto's picks by M as well as H: the small-M table (kernels/auto_by_m.inc, generated from
+// reports/auto/h200-by-m.csv by scripts/auto_table.py) for fwd and add, the M=16384
+// crossovers past it, and never a strategy that cannot hold the row. Suites are named Auto*.
+#include <gtest/gtest.h>
+
+#include "kernels/launchers.h"
+
+namespace rb {
+namespace {
+
+Problem problem(Op op, DType x, std::int64_t M, std::int64_t H) { return Problem::of(op, M, H, x, x, x); }
+
+TEST(AutoByM, DecodeShapesTakeChunkedWhereTheSweepShowedIt) {
+  // M=1 H=1024 bf16: chunked 1.9 us against warp-row 2.6 us in issue 11's measurement, and in
+  // the committed sweep.
+  EXPECT_EQ(kern::auto_pick_fwd(problem(Op::fwd, DType::bf16, 1, 1024)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_fwd(problem(Op::fwd, DType::bf16, 200, 300)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 1, 512)), kern::Strategy::chunked);
+  // Large M keeps the crossovers measured at M=16384.
+  EXPECT_EQ(kern::auto_pick_fwd(problem(Op::fwd, DType::bf16, 16384, 1024)), kern::Strategy::warp_row);
+  EXPECT_EQ(kern::auto_pick_fwd(problem(Op::fwd, DType::bf16, 4096, 512)), kern::Strategy::warp_row);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 4096)), kern::Strategy::row_vector);
+  // Past the table's H: the H-only table.
+  EXPECT_EQ(kern::auto_pick_fwd(problem(Op::fwd, DType::bf16, 1, 40000)), kern::Strategy::chunked);
+  EXPECT_FALSE(kern::auto_pick_by_m(problem(Op::fwd, DType::bf16, 1, 40000)).has_value());
+  EXPECT_FALSE(kern::auto_pick_by_m(problem(Op::fwd, DType::bf16, 100000, 1024)).has_value());
+  // The backward ops are not in it (auto was already the fastest there at every M).
+  EXPECT_FALSE(kern::auto_pick_by_m(problem(Op::bwd, DType::bf16, 1, 1024)).has_value());
+}
+
+TEST(AutoByM, EveryPickHoldsItsRow) {
+  for (DType x : {DType::f32, DType::f16, DType::bf16})
+    for (std::int64_t M : {1, 3, 64, 1000, 4096, 5000, 16384})
+      for (std::int64_t H = 1; H <= 70000; H = H * 3 + 1) {
+        const kern::Strategy f = kern::auto_pick_fwd(problem(Op::fwd, x, M, H));
+        if (f == kern::Strategy::warp_row) {
+          EXPECT_LE(H, kern::warp_row_max_H(x));
+        }
+        if (f == kern::Strategy::row_vector) {
+          EXPECT_LE(H, kern::row_vector_max_H(x));
+        }
+        const kern::Strategy a = kern::auto_pick_add(problem(Op::add, x, M, H));
+        if (a == kern::Strategy::row_vector) {
+          EXPECT_LE(H, kern::add_row_vector_max_H(x, x));
+        }
+        EXPECT_NE(a, kern::Strategy::warp_row);
+      }
+}
+
+}  // namespace
+}  // namespace rb
