@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/names.h"
+
 namespace rb {
 
 // Byte value every poisoned byte holds: 0xFF.. is a NaN in fp32, fp16 and bf16, and not
@@ -102,9 +104,8 @@ struct GuardScan {
   std::int64_t first_guard_write = -1;  // byte offset into the allocation
 };
 
-// Scans the whole allocation (synchronizes s). is_float: elements are fp32, else 16-bit;
-// exponent/mantissa layout for the non-finite test is given by `bf16`.
-enum class ElemKind { f32, f16, bf16, e4m3, e5m2 };
-GuardScan scan_guarded(const GuardedTensor& t, ElemKind kind, cudaStream_t s);
+// Scans the whole allocation (synchronizes s); dtype (the tensor's, 1, 2 or 4 bytes) gives
+// the non-finite test's exponent layout.
+GuardScan scan_guarded(const GuardedTensor& t, DType dtype, cudaStream_t s);
 
 }  // namespace rb

@@ -17,17 +17,17 @@ struct ScanCounters {
 constexpr unsigned long long kNone = ~0ull;
 
 template <class U>
-__device__ bool is_nonfinite(U bits, ElemKind kind) {
-  if (kind == ElemKind::f32) return (static_cast<std::uint32_t>(bits) & 0x7f800000u) == 0x7f800000u;
-  if (kind == ElemKind::f16) return (static_cast<std::uint32_t>(bits) & 0x7c00u) == 0x7c00u;
+__device__ bool is_nonfinite(U bits, DType kind) {
+  if (kind == DType::f32) return (static_cast<std::uint32_t>(bits) & 0x7f800000u) == 0x7f800000u;
+  if (kind == DType::f16) return (static_cast<std::uint32_t>(bits) & 0x7c00u) == 0x7c00u;
   // e4m3 (no inf): NaN is S.1111.111; e5m2: exponent all ones is inf or NaN.
-  if (kind == ElemKind::e4m3) return (static_cast<std::uint32_t>(bits) & 0x7fu) == 0x7fu;
-  if (kind == ElemKind::e5m2) return (static_cast<std::uint32_t>(bits) & 0x7cu) == 0x7cu;
+  if (kind == DType::e4m3) return (static_cast<std::uint32_t>(bits) & 0x7fu) == 0x7fu;
+  if (kind == DType::e5m2) return (static_cast<std::uint32_t>(bits) & 0x7cu) == 0x7cu;
   return (static_cast<std::uint32_t>(bits) & 0x7f80u) == 0x7f80u;
 }
 
 template <class U>
-__global__ void scan_kernel(const U* base, std::int64_t n, std::int64_t origin, TensorShape s, ElemKind kind,
+__global__ void scan_kernel(const U* base, std::int64_t n, std::int64_t origin, TensorShape s, DType kind,
                             ScanCounters* out) {
   const U poison = static_cast<U>(~U{0});
   unsigned long long unwritten = 0, nonfinite = 0, guard = 0;
@@ -61,7 +61,7 @@ std::int64_t as_index(unsigned long long v) { return v == kNone ? -1 : static_ca
 
 }  // namespace
 
-GuardScan scan_guarded(const GuardedTensor& t, ElemKind kind, cudaStream_t s) {
+GuardScan scan_guarded(const GuardedTensor& t, DType kind, cudaStream_t s) {
   const TensorShape& sh = t.shape();
   const ScanCounters init{0, 0, 0, kNone, kNone, kNone};
   DeviceBuffer counters(sizeof(ScanCounters));

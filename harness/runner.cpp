@@ -24,22 +24,6 @@ namespace rb {
 
 namespace {
 
-ElemKind elem_kind(DType d) {
-  switch (d) {
-    case DType::f16:
-      return ElemKind::f16;
-    case DType::bf16:
-      return ElemKind::bf16;
-    case DType::e4m3:
-      return ElemKind::e4m3;
-    case DType::e5m2:
-      return ElemKind::e5m2;
-    case DType::f32:
-      break;
-  }
-  return ElemKind::f32;
-}
-
 // A tensor generated on the host in its storage dtype (packed) and its guarded device copy.
 struct Input {
   DType dtype = DType::f32;
@@ -487,22 +471,21 @@ Record Runner::run_case(const Case& c) {
   }
 
   rec.status = Status::pass;
-  const auto capture = [&](const std::vector<GuardScan>& scans) {
-    if (!cfg_.capture) return;
+  // The device scans of every output: for the check, and for a capture (its count of writes
+  // outside each output).
+  std::vector<GuardScan> scans;
+  if (cfg_.check || cfg_.capture)
+    for (std::size_t i : live)
+      scans.push_back(scan_guarded(ds.output(desc.outputs[i].tensor), desc.outputs[i].dtype(c), s));
+  if (cfg_.capture)
     for (std::size_t j = 0; j < live.size(); ++j) {
       const GuardedTensor& t = ds.output(desc.outputs[live[j]].tensor);
       std::vector<unsigned char> host(static_cast<std::size_t>(t.shape().rows * t.shape().cols) * t.shape().elem_size);
       t.download(host.data());
-      cfg_.capture(c, desc.outputs[live[j]].tensor, host, scans.empty() ? -1 : scans[j].guard_writes);
+      cfg_.capture(c, desc.outputs[live[j]].tensor, host, scans[j].guard_writes);
     }
-  };
-  if (!cfg_.check) capture({});
   if (cfg_.check) {
     std::string reason, notes;
-    std::vector<GuardScan> scans;
-    for (std::size_t i : live)
-      scans.push_back(scan_guarded(ds.output(desc.outputs[i].tensor), elem_kind(desc.outputs[i].dtype(c)), s));
-    capture(scans);
 
     const Reference& ref = impl_->reference_for(ds, c.eps, cfg_.max_check_elems);
     std::vector<OutputCheck> outs;  // per live output

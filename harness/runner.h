@@ -21,8 +21,8 @@ namespace rb {
 // to generate it.
 using InputSource = std::function<std::optional<std::vector<unsigned char>>(const Case&, Tensor)>;
 // Receives each output of a launched case after the first launch: packed host bytes in its
-// dtype, and how many elements the kernel wrote outside it (guard bands, row padding; -1
-// when the run does not check).
+// dtype, and how many elements the kernel wrote outside it (guard bands, row padding; the
+// device scan runs for a capture whether or not the run checks).
 using OutputCapture =
     std::function<void(const Case&, Tensor, const std::vector<unsigned char>&, std::int64_t outside_writes)>;
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/host_types.h"
+
 namespace rb {
 
 Tolerance fwd_tolerance(DType out) {
@@ -36,20 +38,12 @@ namespace {
 
 constexpr double kU = 0x1p-24;  // fp32 unit roundoff
 
+// Half the smallest subnormal of t: 2^(min_exp - mant) / 2.
 double half_min_subnormal(DType t) {
-  switch (t) {
-    case DType::f16:
-      return 0x1p-25;
-    case DType::bf16:
-      return 0x1p-134;
-    case DType::e4m3:
-      return 0x1p-10;
-    case DType::e5m2:
-      return 0x1p-17;
-    case DType::f32:
-      break;
-  }
-  return 0x1p-150;
+  return with_host_type(t, [](auto v) {
+    using Tr = ref::DtypeTraits<decltype(v)>;
+    return std::ldexp(1.0, Tr::min_exp - Tr::mant - 1);
+  });
 }
 
 }  // namespace
