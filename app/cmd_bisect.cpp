@@ -32,9 +32,8 @@ constexpr const char* kCaseFile = "case.ini";
 
 // The case options, shared by the command line and a reproducer's case file.
 void add_case_options(CLI::App& app, BisectOptions& o) {
-  std::vector<std::string> dtypes, wdtypes{"same"}, ydtypes{"same"};
-  for (DType d : all_of<DType>()) (is_input_dtype(d) ? dtypes : ydtypes).emplace_back(dtype_name(d));
-  wdtypes.insert(wdtypes.end(), dtypes.begin(), dtypes.end());
+  const DtypeOptionNames names = dtype_option_names();
+  const std::vector<std::string>&dtypes = names.x, &wdtypes = names.w, &ydtypes = names.y;
   const auto kernel_ok = CLI::Validator(
       [](std::string& s) {
         std::string variant;
@@ -172,14 +171,7 @@ TensorBytes read_tensors(const fs::path& dir, const std::string& prefix, const C
 
 // The fp64 reference of every output under the case's convention (exact, before rounding).
 void write_reference(const fs::path& dir, const std::string& prefix, const Case& c, const TensorBytes& inputs) {
-  HostInputs h;
-  for (const auto& [t, bytes] : inputs) h.data[static_cast<std::size_t>(t)] = bytes.data();
-  std::vector<float> saved;
-  if (const auto it = inputs.find(Tensor::saved_rrms); it != inputs.end()) {
-    saved.resize(it->second.size() / 4);
-    std::memcpy(saved.data(), it->second.data(), it->second.size());
-  }
-  const std::vector<OutputRef> ref = reference_all_rows(c, h, saved);
+  const std::vector<OutputRef> ref = reference_all_rows(c, inputs);
   const OpDesc& d = op_desc(c.op);
   for (std::size_t i = 0; i < d.outputs.size(); ++i) {
     if (!present(d.outputs[i], c)) continue;
@@ -365,7 +357,7 @@ int replay(const BisectOptions& cli) {
   };
   SideOutputs now;
   if (gpu) {
-    now = run_sides(open_device(cli.device), a, sa, b, sb, inputs);
+    now = SideRunner(open_device(cli.device)).run(a, sa, b, sb, inputs);
     check_side("A", now.a, saved_a);
     check_side("B", now.b, saved_b);
   } else {

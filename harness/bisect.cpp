@@ -10,6 +10,7 @@
 #include "harness/host_types.h"
 #include "harness/validate.h"
 #include "reference/host_dtype.h"
+#include "reference/rmsnorm_ref.h"
 
 namespace rb {
 
@@ -139,12 +140,11 @@ HostInputs host_inputs_of(const TensorBytes& in) {
   return h;
 }
 
-std::vector<float> saved_of(const Case& c, const TensorBytes& in) {
+std::vector<float> saved_of(const TensorBytes& in) {
   const auto it = in.find(Tensor::saved_rrms);
   if (it == in.end()) return {};
   std::vector<float> v(it->second.size() / sizeof(float));
   std::memcpy(v.data(), it->second.data(), v.size() * sizeof(float));
-  (void)c;
   return v;
 }
 
@@ -176,39 +176,40 @@ double rrms_of(const double* v, std::int64_t n, std::int64_t H_denominator, doub
   return 1.0 / std::sqrt(s / static_cast<double>(H_denominator) + eps);
 }
 
-// The weight each convention multiplies by, from the stored w.
-double effective_weight(Convention conv, DType wt, double w) {
-  switch (conv) {
-    case Convention::gemma: return static_cast<float>(1.0 + w);
-    case Convention::zero_centered: {
-      double e = 0;
-      with_input_host_type(wt, [&](auto t) { e = ref::to_double(to_storage<decltype(t)>(1.0 + w)); });
-      return e;
+// The fp64 reference of a case under each convention, computed once per convention (the
+// sides of a bisect and the convention replay share them: same data, other conventions).
+class ReferenceByConvention {
+ public:
+  ReferenceByConvention(const Case& c, const TensorBytes& inputs) : c_(c), inputs_(inputs) {}
+  const std::vector<OutputRef>& operator()(Convention conv) {
+    auto it = refs_.find(conv);
+    if (it == refs_.end()) {
+      Case cc = c_;
+      cc.conv = conv;
+      it = refs_.emplace(conv, reference_all_rows(cc, inputs_)).first;
     }
-    case Convention::fp32:
-    case Convention::llama: break;
+    return it->second;
   }
-  return w;
-}
 
-std::vector<ConventionFit> fits(const Case& c, const TensorBytes& inputs, const TensorBytes& out, Tensor main) {
+ private:
+  Case c_;
+  const TensorBytes& inputs_;
+  std::map<Convention, std::vector<OutputRef>> refs_;
+};
+
+std::vector<ConventionFit> fits(const Case& c, ReferenceByConvention& refs, const TensorBytes& out, Tensor main) {
   std::vector<ConventionFit> v;
   const std::vector<unsigned char>* got = find(out, main);
   if (!got) return v;
-  const OpDesc& d = op_desc(c.op);
+  const DType t = op_desc(c.op).outputs[0].dtype(c);
+  const std::size_t es = dtype_size(t);
   for (Convention conv : all_of<Convention>()) {
-    Case cc = c;
-    cc.conv = conv;
-    const TensorBytes ref = reference_outputs(cc, inputs);
-    const std::vector<unsigned char>* want = find(ref, main);
-    if (!want) continue;
-    const DType t = d.outputs[0].dtype(c);
-    const std::size_t es = dtype_size(t);
-    const std::size_t n = std::min(got->size(), want->size()) / es;
+    const std::vector<unsigned char> want = encode_rounded(t, refs(conv)[0].want);
+    const std::size_t n = std::min(got->size(), want.size()) / es;
     std::size_t exact = 0;
     std::uint64_t mx = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t u = ulp_distance(t, bits_at(t, got->data() + i * es), bits_at(t, want->data() + i * es));
+      const std::uint64_t u = ulp_distance(t, bits_at(t, got->data() + i * es), bits_at(t, want.data() + i * es));
       exact += u == 0;
       mx = std::max(mx, u);
     }
@@ -237,13 +238,20 @@ Tolerance od_tol(const OpDesc& d, const Case& c, double want, const OutputRef& r
 
 }  // namespace
 
-TensorBytes reference_outputs(const Case& c, const TensorBytes& inputs) {
+std::vector<OutputRef> reference_all_rows(const Case& c, const TensorBytes& inputs) {
+  return reference_all_rows(c, host_inputs_of(inputs), saved_of(inputs));
+}
+
+TensorBytes rounded_outputs(const Case& c, const std::vector<OutputRef>& ref) {
   const OpDesc& d = op_desc(c.op);
-  const std::vector<OutputRef> ref = reference_all_rows(c, host_inputs_of(inputs), saved_of(c, inputs));
   TensorBytes out;
   for (std::size_t i = 0; i < d.outputs.size(); ++i)
     if (present(d.outputs[i], c)) out[d.outputs[i].tensor] = encode_rounded(d.outputs[i].dtype(c), ref[i].want);
   return out;
+}
+
+TensorBytes reference_outputs(const Case& c, const TensorBytes& inputs) {
+  return rounded_outputs(c, reference_all_rows(c, inputs));
 }
 
 BisectResult bisect_outputs(const Case& a, const BisectSide& side_a, const Case& b, const BisectSide& side_b,
@@ -254,12 +262,11 @@ BisectResult bisect_outputs(const Case& a, const BisectSide& side_a, const Case&
   r.side_a = side_a;
   r.side_b = side_b;
   const OpDesc& d = op_desc(a.op);
-  const HostInputs hin = host_inputs_of(inputs);
-  const std::vector<float> saved = saved_of(a, inputs);
-  const std::vector<OutputRef> ref_a = reference_all_rows(a, hin, saved);
-  const std::vector<OutputRef> ref_b = reference_all_rows(b, hin, saved);
-  const TensorBytes rounded_a = reference_outputs(a, inputs);
-  const TensorBytes rounded_b = reference_outputs(b, inputs);
+  ReferenceByConvention refs(a, inputs);
+  const std::vector<OutputRef>& ref_a = refs(a.conv);
+  const std::vector<OutputRef>& ref_b = refs(b.conv);
+  const TensorBytes rounded_a = rounded_outputs(a, ref_a);
+  const TensorBytes rounded_b = rounded_outputs(b, ref_b);
 
   std::map<Tensor, std::int64_t> divergent_by_tensor;
   std::vector<std::int64_t> divergent_rows_main(static_cast<std::size_t>(a.M), 0);
@@ -328,7 +335,7 @@ BisectResult bisect_outputs(const Case& a, const BisectSide& side_a, const Case&
       if (std::fabs(x) > s.max_abs_x) s.max_abs_x = std::fabs(x), s.argmax_x = j;
     }
     s.mean_square = sq / static_cast<double>(a.H);
-    s.rrms_exact = 1.0 / std::sqrt(s.mean_square + a.eps);
+    s.rrms_exact = rrms_of(v.data(), a.H, a.H, a.eps);
     if (const auto* ra = find(out_a, Tensor::rrms)) s.rrms_a = decode(DType::f32, ra->data() + row * 4);
     if (const auto* rb = find(out_b, Tensor::rrms)) s.rrms_b = decode(DType::f32, rb->data() + row * 4);
     s.divergent = divergent_rows_main[static_cast<std::size_t>(row)];
@@ -342,8 +349,8 @@ BisectResult bisect_outputs(const Case& a, const BisectSide& side_a, const Case&
     }
 
   const Tensor main = d.outputs[0].tensor;
-  r.fit_a = side_a.is_reference() ? std::vector<ConventionFit>{} : fits(a, inputs, out_a, main);
-  r.fit_b = side_b.is_reference() ? std::vector<ConventionFit>{} : fits(b, inputs, out_b, main);
+  r.fit_a = side_a.is_reference() ? std::vector<ConventionFit>{} : fits(a, refs, out_a, main);
+  r.fit_b = side_b.is_reference() ? std::vector<ConventionFit>{} : fits(b, refs, out_b, main);
   const Convention best_a = r.fit_a.empty() ? side_a.conv : r.fit_a.front().conv;
   const Convention best_b = r.fit_b.empty() ? side_b.conv : r.fit_b.front().conv;
 
@@ -450,7 +457,15 @@ BisectResult bisect_outputs(const Case& a, const BisectSide& side_a, const Case&
   const std::vector<unsigned char>& ya = out_a.at(main);
   const DType yt = d.outputs[0].dtype(a);
   const std::size_t yes = dtype_size(yt);
-  const std::vector<unsigned char>* wbytes = find(inputs, Tensor::w);
+  // The weight A's convention multiplies by (the reference's), per column.
+  std::vector<double> w_eff;
+  if (const std::vector<unsigned char>* w = find(inputs, Tensor::w)) {
+    w_eff.resize(static_cast<std::size_t>(a.H));
+    with_input_host_type(a.wdtype, [&](auto t) {
+      using W = decltype(t);
+      ref::effective_weight_row<W>(reinterpret_cast<const W*>(w->data()), a.H, a.conv, w_eff.data());
+    });
+  }
   const std::vector<unsigned char>* rr_a = find(out_a, Tensor::rrms);
   const double scale = a.y8 ? static_cast<float>(a.y_scale) : 1.0;
   for (std::int64_t row = 0; row < a.M && (all_tail || checked < 4096); ++row) {
@@ -465,9 +480,9 @@ BisectResult bisect_outputs(const Case& a, const BisectSide& side_a, const Case&
       if (!in_tail(col, a.H)) all_tail = false;
       // The weight A's value implies, against the one its convention uses.
       const double n = v[static_cast<std::size_t>(col)] * rr;
-      if (!wbytes || std::fabs(n) < 1e-3 || !std::isfinite(va)) continue;
+      if (w_eff.empty() || std::fabs(n) < 1e-3 || !std::isfinite(va)) continue;
       ++checked;
-      const double w_used = effective_weight(a.conv, a.wdtype, decode(a.wdtype, wbytes->data() + col * dtype_size(a.wdtype)));
+      const double w_used = w_eff[static_cast<std::size_t>(col)];
       const double w_hat = va / scale / n;
       const double slack = 4 * std::ldexp(1.0, -mantissa_bits(yt)) * std::max(1.0, std::fabs(w_used));
       if (std::fabs(w_hat - w_used) > slack + 2 * std::fabs(w_used) * std::ldexp(1.0, -mantissa_bits(x_read_dtype(a)))) {

@@ -117,8 +117,12 @@ void add_outside_writes(BisectResult& r, const std::map<Tensor, std::int64_t>& a
 // The case of a side: `base` with its kernel and convention.
 Case side_case(const Case& base, const BisectSide& side);
 
-// The reference side's outputs: the fp64 reference under c.conv over every row, each value
-// correctly rounded to its output's dtype (an fp8 y scaled and saturated first), packed.
+// The fp64 reference of every row of the case's outputs (under c.conv) from its inputs.
+std::vector<OutputRef> reference_all_rows(const Case& c, const TensorBytes& inputs);
+// Each present output's reference values correctly rounded to its dtype (an fp8 y was
+// scaled and saturated by the reference), packed.
+TensorBytes rounded_outputs(const Case& c, const std::vector<OutputRef>& ref);
+// The reference side's outputs: rounded_outputs of reference_all_rows.
 TensorBytes reference_outputs(const Case& c, const TensorBytes& inputs);
 
 // The analysis. inputs: every input of a's op (saved_rrms for the backward ops); out_a and

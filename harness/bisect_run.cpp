@@ -26,41 +26,46 @@ TensorBytes generate_inputs(const Case& c) {
   return in;
 }
 
-namespace {
+SideRunner::SideRunner(const DeviceInfo& dev) : runner_(dev, config()) {}
+SideRunner::~SideRunner() = default;
 
-TensorBytes run_kernel(const DeviceInfo& dev, const Case& c, const TensorBytes& inputs,
-                       std::map<Tensor, std::int64_t>& outside) {
+RunConfig SideRunner::config() {
+  RunConfig cfg;
+  cfg.check = false;  // the bisect compares the sides itself; the capture still scans the guards
+  cfg.time = false;
+  cfg.inputs = [this](const Case&, Tensor t) -> std::optional<std::vector<unsigned char>> {
+    const auto it = inputs_->find(t);
+    if (it == inputs_->end()) return std::nullopt;
+    return it->second;
+  };
+  cfg.capture = [this](const Case&, Tensor t, const std::vector<unsigned char>& bytes, std::int64_t outside) {
+    (*out_)[t] = bytes;
+    (*outside_)[t] = outside;
+  };
+  return cfg;
+}
+
+TensorBytes SideRunner::run_kernel(const Case& c, const TensorBytes& inputs, std::map<Tensor, std::int64_t>& outside) {
   std::string variant;
   const KernelInfo* k = find_kernel(c.kernel, &variant);
   if (!k) throw SideError("unknown kernel " + c.kernel);
   if (auto why = check_common(*k, problem_of(c))) throw SideError(c.kernel + ": " + *why);
-  RunConfig cfg;
-  cfg.check = true;  // for the guard scans: writes outside an output are a finding of their own
-  cfg.time = false;
-  cfg.inputs = [&](const Case&, Tensor t) -> std::optional<std::vector<unsigned char>> {
-    const auto it = inputs.find(t);
-    if (it == inputs.end()) return std::nullopt;
-    return it->second;
-  };
   TensorBytes out;
-  cfg.capture = [&](const Case&, Tensor t, const std::vector<unsigned char>& bytes, std::int64_t outside_writes) {
-    out[t] = bytes;
-    outside[t] = outside_writes;
-  };
-  Runner runner(dev, cfg);
-  const Record r = runner.run_case(c);
+  inputs_ = &inputs;
+  out_ = &out;
+  outside_ = &outside;
+  runner_.forget_data();  // these inputs, not the previous trial's
+  const Record r = runner_.run_case(c);
   if (r.status == Status::skip || r.status == Status::error || out.empty())
     throw SideError(fmt::format("{} did not run the case ({}): {}", c.kernel, status_name(r.status), r.reason));
   return out;
 }
 
-}  // namespace
-
-SideOutputs run_sides(const DeviceInfo& dev, const Case& a, const BisectSide& side_a, const Case& b,
-                      const BisectSide& side_b, const TensorBytes& inputs) {
+SideOutputs SideRunner::run(const Case& a, const BisectSide& side_a, const Case& b, const BisectSide& side_b,
+                            const TensorBytes& inputs) {
   SideOutputs s;
-  s.a = side_a.is_reference() ? reference_outputs(a, inputs) : run_kernel(dev, a, inputs, s.outside_a);
-  s.b = side_b.is_reference() ? reference_outputs(b, inputs) : run_kernel(dev, b, inputs, s.outside_b);
+  s.a = side_a.is_reference() ? reference_outputs(a, inputs) : run_kernel(a, inputs, s.outside_a);
+  s.b = side_b.is_reference() ? reference_outputs(b, inputs) : run_kernel(b, inputs, s.outside_b);
   return s;
 }
 
@@ -86,12 +91,13 @@ TensorBytes slice_rows(const Case& c, const TensorBytes& inputs, std::int64_t fi
 BisectRun run_bisect(const DeviceInfo& dev, const Case& base, const BisectSide& side_a, const BisectSide& side_b,
                      bool shrink) {
   BisectRun run;
+  SideRunner sides(dev);  // one runner (stream, L2 flush buffer) for every trial
   // Both sides read the inputs generated for A's case (its convention decides whether the
   // weight is an offset).
   const auto attempt = [&](const Case& c, const TensorBytes& in, SideOutputs& outs) {
     ++run.trials;
     const Case a = side_case(c, side_a), b = side_case(c, side_b);
-    outs = run_sides(dev, a, side_a, b, side_b, in);
+    outs = sides.run(a, side_a, b, side_b, in);
     BisectResult r = bisect_outputs(a, side_a, b, side_b, in, outs.a, outs.b);
     add_outside_writes(r, outs.outside_a, outs.outside_b);
     return r;

@@ -8,6 +8,7 @@
 
 #include "harness/bisect.h"
 #include "harness/device.h"
+#include "harness/runner.h"
 
 namespace rb {
 
@@ -29,8 +30,25 @@ struct SideOutputs {
   // Elements each side wrote outside each output (guard bands, row padding).
   std::map<Tensor, std::int64_t> outside_a, outside_b;
 };
-SideOutputs run_sides(const DeviceInfo& dev, const Case& a, const BisectSide& side_a, const Case& b,
-                      const BisectSide& side_b, const TensorBytes& inputs);
+
+// Runs the sides of a bisect on one device, every trial through one Runner: its stream and
+// L2 flush buffer are set up once, not per launch.
+class SideRunner {
+ public:
+  explicit SideRunner(const DeviceInfo& dev);
+  ~SideRunner();
+  SideOutputs run(const Case& a, const BisectSide& side_a, const Case& b, const BisectSide& side_b,
+                  const TensorBytes& inputs);
+
+ private:
+  RunConfig config();
+  TensorBytes run_kernel(const Case& c, const TensorBytes& inputs, std::map<Tensor, std::int64_t>& outside);
+  // What the runner's input source and capture read and fill during one run_kernel.
+  const TensorBytes* inputs_ = nullptr;
+  TensorBytes* out_ = nullptr;
+  std::map<Tensor, std::int64_t>* outside_ = nullptr;
+  Runner runner_;
+};
 
 // Rows [first, first + count) of every input (per-column and scalar inputs whole): the
 // inputs of the same case with M = count.

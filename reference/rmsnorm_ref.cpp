@@ -190,9 +190,17 @@ void rmsnorm_add_bwd_rows(const R* s, const W* w, const T* dy, const R* ds_out, 
   });
 }
 
+template <class W>
+void effective_weight_row(const W* w, std::int64_t H, Convention conv, double* out) {
+  check_h("effective_weight_row", H);
+  Eigen::Map<ArrayXd>(out, H) = effective_weight(w, H, conv);
+}
+
 // Instantiations: every combination of float, half and bfloat16, plus all-double.
 
-#define RB_INSTANTIATE_ONE(T) template double rrms_row<T>(const T*, std::int64_t, double);
+#define RB_INSTANTIATE_ONE(T)                                           \
+  template double rrms_row<T>(const T*, std::int64_t, double);          \
+  template void effective_weight_row<T>(const T*, std::int64_t, Convention, double*);
 
 #define RB_INSTANTIATE_TW(T, W)                                                                          \
   template double rmsnorm_fwd_row<T, W>(const T*, const W*, std::int64_t, double, double*, Convention);  \

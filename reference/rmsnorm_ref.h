@@ -54,6 +54,11 @@ double rmsnorm_fwd_row(const T* x, const W* w, std::int64_t H, double eps, doubl
                        Convention conv = Convention::fp32);
 
 // rrms = 1 / sqrt(mean(x^2) + eps) of one row, exactly as rmsnorm_fwd_row computes it.
+// The weight a convention multiplies the normalised row by (H values into out): w itself
+// (fp32, llama), or 1 + w rounded to fp32 (gemma) or to W (zero_centered).
+template <class W>
+void effective_weight_row(const W* w, std::int64_t H, Convention conv, double* out);
+
 template <class T>
 double rrms_row(const T* x, std::int64_t H, double eps);
 
