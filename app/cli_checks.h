@@ -6,8 +6,23 @@
 #include <CLI/CLI.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "core/names.h"
 
 namespace rb {
+
+// The names the dtype options accept: x's (the input dtypes), w's and the residual stream's
+// ("same" or an input dtype), y's ("same" or an fp8 dtype).
+struct DtypeOptionNames {
+  std::vector<std::string> x, w{"same"}, y{"same"};
+};
+inline DtypeOptionNames dtype_option_names() {
+  DtypeOptionNames n;
+  for (DType d : all_of<DType>()) (is_input_dtype(d) ? n.x : n.y).emplace_back(dtype_name(d));
+  n.w.insert(n.w.end(), n.x.begin(), n.x.end());
+  return n;
+}
 
 // A CLI11 validator from a parse function that throws std::invalid_argument.
 template <class F>

@@ -312,12 +312,8 @@ int run_on_devices(const BenchOptions& o, std::uint64_t n_cases) {
 }  // namespace
 
 void setup_bench(CLI::App& app, BenchOptions& o) {
-  std::vector<std::string> dtypes, fp8;
-  for (DType d : all_of<DType>()) (is_input_dtype(d) ? dtypes : fp8).emplace_back(dtype_name(d));
-  std::vector<std::string> ydtypes{"same"};
-  ydtypes.insert(ydtypes.end(), fp8.begin(), fp8.end());
-  std::vector<std::string> wdtypes{"same"};
-  wdtypes.insert(wdtypes.end(), dtypes.begin(), dtypes.end());
+  const DtypeOptionNames names = dtype_option_names();
+  const std::vector<std::string>&dtypes = names.x, &wdtypes = names.w, &ydtypes = names.y;
   auto int_list = parses_as([](const std::string& s) { count_int_item(s, 1); });
   app.add_option("--preset", o.preset, "Base sweep the other options override: bench or validation")
       ->check(CLI::IsMember({"bench", "validation"}));
