@@ -56,6 +56,7 @@ template <class X, class G, class W, Convention C, bool kDs>
 __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
     bwd_chunked_kernel(BwdArgs a, float* __restrict__ part, std::int64_t P, int slices,
                        std::int64_t slice_cols) {
+  pdl_begin();
   constexpr int N = kVec<G>;
   constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
   extern __shared__ float dwp[];  // slot(c) for slice column c
@@ -230,8 +231,9 @@ std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a) { return planned_works
 cudaError_t launch_bwd_chunked(const BwdArgs& a, cudaStream_t s) {
   return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part) {
     const std::int64_t blocks = plan.P * plan.slices;
-    plan.kernel<<<static_cast<unsigned>(blocks), plan.threads, plan.smem, s>>>(a, part, plan.P, plan.slices,
-                                                                               plan.slice_cols);
+    launch_pdl(plan.kernel, static_cast<unsigned>(blocks), plan.threads, plan.smem, s, a, part, plan.P, plan.slices,
+               plan.slice_cols);
+    return false;  // the column sum writes dw
   });
 }
 

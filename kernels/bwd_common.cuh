@@ -131,6 +131,109 @@ __device__ __forceinline__ void store_cols(T* p, int valid, const float* f) {
   }
 }
 
+// ---- rows staged in shared memory (the `staged` backward) ---------------------------------
+// A row of T is copied as the 16-byte granules of global memory that cover it,
+// [floor16(row), ceil16(row + H)), granule k to slot + 16 k, so the row's column 0 sits at
+// slot + (row & 15): the same phase in shared memory as in global memory. Granules are
+// copied by cp.async (asynchronous; visible after cp_async_wait and a barrier); a granule
+// that reaches outside the tensor's own bytes [lo, hi) (a row at either end of a tensor
+// whose base or end is not 16-byte aligned) is copied element by element, only the row's
+// elements in it, with plain loads. Granule bytes outside the row (a neighbouring row's,
+// or a stride's padding, all inside the tensor) land in the slot but are never used.
+template <class T>
+inline constexpr std::size_t stage_slot_bytes(std::int64_t H) {
+  return (static_cast<std::size_t>(H) * sizeof(T) + 15) / 16 * 16 + 64;  // + phase + granules read ahead
+}
+
+// The byte range [lo, hi) of a tensor of M rows of H elements, `stride` elements apart.
+struct TensorSpan {
+  std::uintptr_t lo, hi;
+  template <class T>
+  __device__ __forceinline__ TensorSpan(const T* base, std::int64_t M, std::int64_t stride, std::int64_t H) {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(base);
+    const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(base + (M > 0 ? M - 1 : 0) * stride);
+    lo = first < last ? first : last;
+    hi = (first < last ? last : first) + static_cast<std::uintptr_t>(H) * sizeof(T);
+  }
+};
+
+template <class T>
+__device__ __forceinline__ void stage_row(const T* row, int H, const TensorSpan& t, unsigned char* slot) {
+  using Bits = std::conditional_t<sizeof(T) == 2, unsigned short, unsigned>;
+  const std::uintptr_t rs = reinterpret_cast<std::uintptr_t>(row);
+  const std::uintptr_t re = rs + static_cast<std::uintptr_t>(H) * sizeof(T);
+  const std::uintptr_t g0 = rs & ~std::uintptr_t{15};
+  const int ng = static_cast<int>((((re + 15) & ~std::uintptr_t{15}) - g0) >> 4);
+  for (int k = threadIdx.x; k < ng; k += blockDim.x) {
+    const std::uintptr_t g = g0 + 16u * static_cast<unsigned>(k);
+    unsigned char* d = slot + 16 * k;
+    if (g >= t.lo && g + 16 <= t.hi) {
+      cp_async16(d, reinterpret_cast<const void*>(g));
+    } else {
+      const std::uintptr_t b = g < rs ? rs : g, e = g + 16 < re ? g + 16 : re;
+      for (std::uintptr_t q = b; q < e; q += sizeof(T))
+        *reinterpret_cast<Bits*>(d + (q - g)) = *reinterpret_cast<const Bits*>(q);
+    }
+  }
+}
+
+// load_cols from a staged row: p = the slot's column c (any even phase, the row's), `valid`
+// columns of N, the rest zero bits. One 16-byte load per vector when the row is 16-byte
+// aligned, else one more and a funnel shift (shift16): the row's phase is the same for
+// every chunk, so the branch is uniform across the block.
+template <class T, int N>
+__device__ __forceinline__ void load_cols_shared(const unsigned char* p, int valid, uint4* raw) {
+  constexpr int kVecs = kChunkVecs<T, N>;
+  const unsigned phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 15u);
+  const uint4* a = reinterpret_cast<const uint4*>(p - phase);
+  if (phase == 0) {
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) raw[v] = a[v];
+  } else {
+    uint4 q[kVecs + 1];
+#pragma unroll
+    for (int v = 0; v <= kVecs; ++v) q[v] = a[v];
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) raw[v] = shift16(q[v], q[v + 1], phase);
+  }
+  if (valid < N) {  // zero the elements past the row's end
+    unsigned* w = reinterpret_cast<unsigned*>(raw);
+#pragma unroll
+    for (int k = 0; k < 4 * kVecs; ++k) {
+      if constexpr (sizeof(T) == 4) {
+        if (k >= valid) w[k] = 0u;
+      } else {
+        if (2 * k >= valid) w[k] &= 0xffff0000u;
+        if (2 * k + 1 >= valid) w[k] &= 0x0000ffffu;
+      }
+    }
+  }
+}
+
+// A row of T written from its shared-memory image at the row's phase (slot + (row & 15),
+// as stage_row lays it out): whole granules inside the row as streaming 16-byte stores,
+// the row's elements in its first and last granule one by one. Every thread of the block
+// calls it, after a barrier that follows the image's writes.
+template <class T>
+__device__ __forceinline__ void store_row_from_shared(T* row, int H, const unsigned char* slot) {
+  using Bits = std::conditional_t<sizeof(T) == 2, unsigned short, unsigned>;
+  const std::uintptr_t rs = reinterpret_cast<std::uintptr_t>(row);
+  const std::uintptr_t re = rs + static_cast<std::uintptr_t>(H) * sizeof(T);
+  const std::uintptr_t g0 = rs & ~std::uintptr_t{15};
+  const int ng = static_cast<int>((((re + 15) & ~std::uintptr_t{15}) - g0) >> 4);
+  for (int k = threadIdx.x; k < ng; k += blockDim.x) {
+    const std::uintptr_t g = g0 + 16u * static_cast<unsigned>(k);
+    const unsigned char* src = slot + 16 * k;
+    if (g >= rs && g + 16 <= re) {
+      __stcs(reinterpret_cast<uint4*>(g), *reinterpret_cast<const uint4*>(src));
+    } else {
+      const std::uintptr_t b = g < rs ? rs : g, e = g + 16 < re ? g + 16 : re;
+      for (std::uintptr_t q = b; q < e; q += sizeof(T))
+        *reinterpret_cast<Bits*>(q) = *reinterpret_cast<const Bits*>(src + (q - g));
+    }
+  }
+}
+
 // ---- dw column sum -------------------------------------------------------------------------
 // dw[c] = sum over p of part[p * H + c], p in [0, P). A block takes 32 columns (x) and 32
 // groups (y): group g adds the partials p = g, g + 32, g + 64, ... in increasing p, eight
@@ -144,6 +247,7 @@ constexpr int kSumBatch = 8;  // loads in flight a thread
 template <class W>
 __global__ void __launch_bounds__(kSumCols* kSumGroups)
     dw_column_sum_kernel(const float* __restrict__ part, std::int64_t P, std::int64_t H, W* __restrict__ dw) {
+  pdl_begin();
   __shared__ float group_sum_of[kSumGroups][kSumCols + 1];
   const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * kSumCols + threadIdx.x;
   float s = 0.f;
@@ -171,8 +275,8 @@ __global__ void __launch_bounds__(kSumCols* kSumGroups)
 template <class W>
 void launch_dw_column_sum(const float* part, std::int64_t P, std::int64_t H, void* dw, cudaStream_t s) {
   const std::int64_t blocks = (H + kSumCols - 1) / kSumCols;
-  dw_column_sum_kernel<W>
-      <<<static_cast<unsigned>(blocks), dim3(kSumCols, kSumGroups), 0, s>>>(part, P, H, static_cast<W*>(dw));
+  launch_pdl(dw_column_sum_kernel<W>, static_cast<unsigned>(blocks), dim3(kSumCols, kSumGroups), 0, s, part, P, H,
+             static_cast<W*>(dw));
 }
 
 // Workspace bytes of P partial rows of H fp32.
@@ -203,7 +307,9 @@ std::size_t planned_workspace_bytes(const BwdArgs& a, const WithPlan& with_plan)
 
 // a's launch: the caller's workspace checked against the plan's partial rows, then
 // launch_rows(plan, part) where there are rows (P > 0: the row kernel, its partials into
-// part = the workspace), then dw's column sum of the P partials. Returns the launch error.
+// part = the workspace), then dw's column sum of the P partials, unless launch_rows says
+// (returns true) that its kernel wrote dw itself (a single partial row: one launch, not two,
+// which is what decode, M = 1, pays). Returns the launch error.
 template <class WithPlan, class LaunchRows>
 cudaError_t launch_planned(const BwdArgs& a, cudaStream_t s, const WithPlan& with_plan,
                            const LaunchRows& launch_rows) {
@@ -211,10 +317,47 @@ cudaError_t launch_planned(const BwdArgs& a, cudaStream_t s, const WithPlan& wit
     using W = decltype(wt);
     if (!workspace_ok(a, partial_bytes(plan.P, a.H))) return cudaErrorInvalidValue;
     float* part = static_cast<float*>(a.workspace);
-    if (plan.P > 0) launch_rows(plan, part);
-    launch_dw_column_sum<W>(part, plan.P, a.H, a.dw, s);
+    const bool dw_written = plan.P > 0 && launch_rows(plan, part);
+    if (!dw_written) launch_dw_column_sum<W>(part, plan.P, a.H, a.dw, s);
     return cudaGetLastError();
   });
+}
+
+// The partials of one block of a fixed-ownership kernel (row-vector, staged): NCH chunks of N
+// columns a thread, chunk i at column c0 + i * step, `valid(i)` of them inside the row.
+// Written as row `p_row` of the workspace, or, with dw_direct (the launch has one block, so
+// its partial is the column sum), as dw itself: rounded to W exactly as the column sum
+// rounds its total (0 + partial, so -0 becomes +0 there too): the same bits either way.
+template <class W, int N, int NCH, class Valid>
+__device__ __forceinline__ void write_partials(const float (&dw)[NCH][N], float* part, std::int64_t p_row,
+                                               std::int64_t H, int c0, int step, const Valid& valid,
+                                               W* dw_direct) {
+  if (dw_direct != nullptr) {
+#pragma unroll
+    for (int i = 0; i < NCH; ++i) {
+      const int v = valid(i);
+#pragma unroll
+      for (int k = 0; k < N; ++k)
+        if (k < v) dw_direct[c0 + i * step + k] = from_f32<W>(0.f + dw[i][k]);
+    }
+    return;
+  }
+  float* prow = part + p_row * H + c0;
+#pragma unroll
+  for (int i = 0; i < NCH; ++i) {
+    float* p = prow + i * step;
+    const int v = valid(i);
+    if (v == N && aligned16(p)) {
+#pragma unroll
+      for (int q = 0; q < N / 4; ++q)
+        reinterpret_cast<float4*>(p)[q] =
+            make_float4(dw[i][4 * q], dw[i][4 * q + 1], dw[i][4 * q + 2], dw[i][4 * q + 3]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < N; ++k)
+        if (k < v) p[k] = dw[i][k];
+    }
+  }
 }
 
 }  // namespace rb::kern

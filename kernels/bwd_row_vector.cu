@@ -61,7 +61,8 @@ constexpr int min_blocks() {
 
 template <class X, class G, class W, Convention C, int NCH, bool kDs>
 __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs>()))
-    bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part) {
+    bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct) {
+  pdl_begin();
   constexpr int N = kVec<G>;
   constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
   __shared__ float scratch[32];
@@ -142,26 +143,150 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs>())
   }
 
   // This block's partials: row blockIdx.x of the workspace, plain stores (the column sum
-  // reads them next, from L2).
-  float* prow = part + static_cast<std::int64_t>(blockIdx.x) * H + c0;
-#pragma unroll
-  for (int i = 0; i < NCH; ++i) {
-    float* p = prow + i * step;
-    const int v = valid(i);
-    if (v == N && aligned16(p)) {
-#pragma unroll
-      for (int q = 0; q < N / 4; ++q)
-        reinterpret_cast<float4*>(p)[q] =
-            make_float4(dw[i][4 * q], dw[i][4 * q + 1], dw[i][4 * q + 2], dw[i][4 * q + 3]);
-    } else {
-#pragma unroll
-      for (int k = 0; k < N; ++k)
-        if (k < v) p[k] = dw[i][k];
-    }
-  }
+  // reads them next, from L2); or dw itself when the grid is one block.
+  write_partials<W, N, NCH>(dw, part, blockIdx.x, H, c0, step, valid, static_cast<W*>(dw_direct));
 }
 
-using Kernel = void (*)(BwdArgs, float*);
+// ---- staged: the same ownership, rows streamed through a shared-memory ring -----------------
+// The ring's layout (bytes), the same on host and device: `stages` stages of one row each
+// (x, dy and, for add-bwd, ds_out, each in a slot of stage_slot_bytes), then, where some row
+// of dx does not start 16-byte aligned, an image of one dx row.
+struct Ring {
+  int stages = 0;  // 2..4: rows staged ahead of the one being computed, plus one
+  int slot_x = 0, slot_g = 0, stage = 0;
+  int dxbuf = -1;  // offset of the dx row image; -1: every dx row is 16-byte aligned
+  std::size_t bytes() const {
+    return static_cast<std::size_t>(stage) * stages + (dxbuf >= 0 ? static_cast<std::size_t>(slot_x) : 0);
+  }
+};
+
+template <class X, class G, class W, Convention C, int NCH, bool kDs>
+__global__ void __launch_bounds__(kMaxThreads)
+    bwd_staged_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct, Ring ring) {
+  pdl_begin();
+  extern __shared__ __align__(16) unsigned char smem[];
+  constexpr int N = kVec<G>;
+  constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
+  __shared__ float scratch[32];
+  const int H = static_cast<int>(a.H);  // <= bwd_row_vector_max_H
+  const float inv_H = 1.f / static_cast<float>(H);
+  const int c0 = static_cast<int>(threadIdx.x) * N;
+  const int step = static_cast<int>(blockDim.x) * N;
+  auto valid = [&](int i) {
+    const int v = H - (c0 + i * step);
+    return v >= N ? N : (v > 0 ? v : 0);
+  };
+
+  uint4 wr[NCH][WV];
+  float dw[NCH][N];
+  const W* w = static_cast<const W*>(a.w) + c0;
+#pragma unroll
+  for (int i = 0; i < NCH; ++i) {
+    load_cols<W, N, Ld::ro>(w + i * step, valid(i), wr[i]);
+#pragma unroll
+    for (int k = 0; k < N; ++k) dw[i][k] = 0.f;
+  }
+
+  const X* xb = static_cast<const X*>(a.x);
+  const G* gb = static_cast<const G*>(a.dy);
+  const X* db = static_cast<const X*>(a.ds_out);
+  const TensorSpan xspan(xb, a.M, a.x_stride, H), gspan(gb, a.M, a.dy_stride, H);
+  const TensorSpan dspan = kDs ? TensorSpan(db, a.M, a.ds_stride, H) : xspan;
+  const std::int64_t P = gridDim.x;
+  // Stage `st` gets row `row` (nothing past M); one commit group per row, even an empty one,
+  // so every thread counts the same groups.
+  const auto issue = [&](std::int64_t row, int st) {
+    if (row < a.M) {
+      unsigned char* base = smem + st * ring.stage;
+      stage_row(xb + row * a.x_stride, H, xspan, base);
+      stage_row(gb + row * a.dy_stride, H, gspan, base + ring.slot_x);
+      if constexpr (kDs) stage_row(db + row * a.ds_stride, H, dspan, base + ring.slot_x + ring.slot_g);
+    }
+    cp_async_commit();
+  };
+  for (int k = 0; k + 1 < ring.stages; ++k) issue(blockIdx.x + k * P, k);
+
+  // The image of chunk i of a staged row whose column 0 sits at `row0`.
+  const auto at = [&](const unsigned char* row0, int i, int elem) { return row0 + (c0 + i * step) * elem; };
+  const auto phase = [](const void* p) { return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15u); };
+  int st = 0;
+  for (std::int64_t row = blockIdx.x; row < a.M; row += P) {
+    cp_async_wait(ring.stages - 2);  // this row's copies (this thread's) have landed
+    __syncthreads();                 // everyone's have; the stage read last row is free
+    issue(row + (ring.stages - 1) * P, st == 0 ? ring.stages - 1 : st - 1);
+
+    const X* xrow = xb + row * a.x_stride;
+    const G* grow = gb + row * a.dy_stride;
+    const unsigned char* base = smem + st * ring.stage;
+    const unsigned char* sx = base + phase(xrow);
+    const unsigned char* sg = base + ring.slot_x + phase(grow);
+    const unsigned char* sd = kDs ? base + ring.slot_x + ring.slot_g + phase(db + row * a.ds_stride) : nullptr;
+    const float r = a.rrms[row];
+
+    float s = 0.f;
+#pragma unroll
+    for (int i = 0; i < NCH; ++i) {
+      if (valid(i) == 0) continue;
+      uint4 xr[XV], gr[GV];
+      float xf[N], gf[N], wf[N];
+      load_cols_shared<X, N>(at(sx, i, sizeof(X)), valid(i), xr);
+      load_cols_shared<G, N>(at(sg, i, sizeof(G)), valid(i), gr);
+      cols_to_f32<X, N>(xr, xf);
+      cols_to_f32<G, N>(gr, gf);
+      weights_to_f32<C, W, N>(wr[i], wf);
+#pragma unroll
+      for (int k = 0; k < N; ++k) s += gf[k] * wf[k] * xf[k];
+    }
+    const float S = block_sum(s, scratch);
+    const float corr = r * r * r * inv_H * S;
+
+    X* dxrow = static_cast<X*>(a.dx) + row * a.dx_stride;
+    const bool direct = aligned16(dxrow);  // else through the dx row image, for 16-byte stores
+    X* image = direct ? nullptr : reinterpret_cast<X*>(smem + ring.dxbuf + phase(dxrow));
+#pragma unroll
+    for (int i = 0; i < NCH; ++i) {
+      const int v = valid(i);
+      if (v == 0) continue;
+      uint4 xr[XV], gr[GV];
+      float xf[N], gf[N], wf[N], d[N];
+      load_cols_shared<X, N>(at(sx, i, sizeof(X)), v, xr);
+      load_cols_shared<G, N>(at(sg, i, sizeof(G)), v, gr);
+      cols_to_f32<X, N>(xr, xf);
+      cols_to_f32<G, N>(gr, gf);
+      weights_to_f32<C, W, N>(wr[i], wf);
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        d[k] = fmaf(-xf[k], corr, r * (gf[k] * wf[k]));
+        dw[i][k] = fmaf(gf[k] * xf[k], r, dw[i][k]);
+      }
+      if constexpr (kDs) {
+        uint4 dr[XV];
+        float df[N];
+        load_cols_shared<X, N>(at(sd, i, sizeof(X)), v, dr);
+        cols_to_f32<X, N>(dr, df);
+#pragma unroll
+        for (int k = 0; k < N; ++k) d[k] += df[k];
+      }
+      if (direct) {
+        store_cols<X, N>(dxrow + c0 + i * step, v, d);
+      } else {
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+          if (k < v) image[c0 + i * step + k] = from_f32<X>(d[k]);
+      }
+    }
+    if (!direct) {  // uniform across the block: dxrow is the block's
+      __syncthreads();
+      store_row_from_shared(dxrow, H, smem + ring.dxbuf);
+    }
+    st = st + 1 == ring.stages ? 0 : st + 1;
+  }
+  cp_async_wait(0);  // nothing left in flight (the groups past M are empty)
+  write_partials<W, N, NCH>(dw, part, blockIdx.x, H, c0, step, valid, static_cast<W*>(dw_direct));
+}
+
+using Kernel = void (*)(BwdArgs, float*, void*);
+using StagedKernel = void (*)(BwdArgs, float*, void*, Ring);
 
 // The launch configuration, computed the same way for the workspace size and the launch.
 struct Plan {
@@ -171,14 +296,20 @@ struct Plan {
   std::int64_t P = 0;       // blocks of the persistent grid = partial rows (0 when M == 0)
 };
 
+// Threads for `chunks` chunks at NCH a thread: whole warps, 0 if more than a block holds.
+inline int plan_threads(std::int64_t chunks, int nch) {
+  std::int64_t threads = ((chunks + nch - 1) / nch + 31) / 32 * 32;
+  if (threads < 32) threads = 32;
+  return threads > kMaxThreads ? 0 : static_cast<int>(threads);
+}
+
 template <class X, class G, class W, Convention C, int NCH, bool kDs>
 Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   Plan plan;
-  std::int64_t threads = ((chunks + NCH - 1) / NCH + 31) / 32 * 32;
-  if (threads < 32) threads = 32;
-  if (threads > kMaxThreads) return plan;
+  const int threads = plan_threads(chunks, NCH);
+  if (threads == 0) return plan;
   plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs>;
-  plan.threads = static_cast<int>(threads);
+  plan.threads = threads;
   const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, 0);
   if (resident <= 0) return Plan{};
   plan.resident = resident;
@@ -204,21 +335,87 @@ Plan choose_plan(const BwdArgs& a) {
   return best;
 }
 
-// Calls f(plan, W{}) with the configuration for a's dtypes and H (a function object, for the
-// host helpers of bwd_common.cuh).
-constexpr auto with_plan = [](const BwdArgs& a, auto&& f) -> cudaError_t {
-  if (a.H < 1 || a.M < 0 || a.H > bwd_row_vector_max_H(a.xdtype)) return cudaErrorInvalidValue;
-  return dispatch_bwd(a, [&](auto xt, auto gt, auto wt, auto c) -> cudaError_t {
-    using X = decltype(xt);
-    using G = decltype(gt);
-    using W = decltype(wt);
-    constexpr Convention C = decltype(c)::value;
-    const Plan plan =
-        a.ds_out != nullptr ? choose_plan<X, G, W, C, true>(a) : choose_plan<X, G, W, C, false>(a);
-    if (plan.kernel == nullptr) return cudaErrorInvalidConfiguration;
-    return f(plan, W{});
-  });
+// staged: 2 chunks a thread where 512 threads hold the row, else 4 (registers are no limit:
+// the row is in shared memory, a thread keeps only w and its dw partials). Stages: the ring
+// depth (2..4) that keeps the most row bytes in flight per SM, counted up to kInFlight (what
+// an SM's share of the copy bandwidth needs over a DRAM latency under load, with margin);
+// past it, fewer blocks (fewer partial rows for the column sum to read), then fewer stages.
+constexpr std::size_t kInFlight = 96 * 1024;
+
+struct StagedPlan {
+  StagedKernel kernel = nullptr;
+  int threads = 0;
+  std::int64_t resident = 0;
+  std::int64_t P = 0;
+  Ring ring;
 };
+
+template <class X, class G, class W, Convention C, bool kDs>
+StagedPlan choose_staged_plan(const BwdArgs& a) {
+  constexpr int N = kVec<G>;
+  const std::int64_t chunks = (a.H + N - 1) / N;
+  StagedPlan plan;
+  const bool two = chunks <= 2 * kMaxThreads;
+  plan.threads = plan_threads(chunks, two ? 2 : 4);
+  if (plan.threads == 0) return StagedPlan{};
+  plan.kernel = two ? bwd_staged_kernel<X, G, W, C, 2, kDs> : bwd_staged_kernel<X, G, W, C, 4, kDs>;
+  const std::size_t max_smem = allow_max_dynamic_smem(reinterpret_cast<const void*>(plan.kernel));
+  const int sms = sm_count();
+  if (max_smem == 0 || sms == 0) return StagedPlan{};
+  Ring ring;
+  ring.slot_x = static_cast<int>(stage_slot_bytes<X>(a.H));
+  ring.slot_g = static_cast<int>(stage_slot_bytes<G>(a.H));
+  ring.stage = ring.slot_x + ring.slot_g + (kDs ? ring.slot_x : 0);
+  const bool dx_rows_aligned = reinterpret_cast<std::uintptr_t>(a.dx) % 16 == 0 &&
+                               (a.dx_stride * static_cast<std::int64_t>(sizeof(X))) % 16 == 0;
+  std::size_t best_score = 0;
+  for (int stages = 2; stages <= 4; ++stages) {
+    ring.stages = stages;
+    ring.dxbuf = dx_rows_aligned ? -1 : ring.stage * stages;
+    if (ring.bytes() > max_smem) break;
+    const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, ring.bytes());
+    if (resident <= 0) break;
+    const std::size_t per_sm = static_cast<std::size_t>(resident) * (stages - 1) * ring.stage / sms;
+    const std::size_t score = per_sm < kInFlight ? per_sm : kInFlight;
+    if (score > best_score || (score == best_score && resident < plan.resident)) {
+      best_score = score;
+      plan.resident = resident;
+      plan.ring = ring;
+    }
+  }
+  if (best_score == 0) return StagedPlan{};
+  plan.P = a.M < plan.resident ? a.M : plan.resident;
+  return plan;
+}
+
+// Calls f(plan, W{}) with the configuration for a's dtypes and H (a function object, for the
+// host helpers of bwd_common.cuh); with_staged_plan the same for staged.
+template <bool kStaged>
+struct WithPlan {
+  template <class F>
+  cudaError_t operator()(const BwdArgs& a, F&& f) const {
+    if (a.H < 1 || a.M < 0 || a.H > bwd_row_vector_max_H(a.xdtype)) return cudaErrorInvalidValue;
+    return dispatch_bwd(a, [&](auto xt, auto gt, auto wt, auto c) -> cudaError_t {
+      using X = decltype(xt);
+      using G = decltype(gt);
+      using W = decltype(wt);
+      constexpr Convention C = decltype(c)::value;
+      if constexpr (kStaged) {
+        const StagedPlan plan = a.ds_out != nullptr ? choose_staged_plan<X, G, W, C, true>(a)
+                                                    : choose_staged_plan<X, G, W, C, false>(a);
+        if (plan.kernel == nullptr) return cudaErrorInvalidConfiguration;
+        return f(plan, W{});
+      } else {
+        const Plan plan =
+            a.ds_out != nullptr ? choose_plan<X, G, W, C, true>(a) : choose_plan<X, G, W, C, false>(a);
+        if (plan.kernel == nullptr) return cudaErrorInvalidConfiguration;
+        return f(plan, W{});
+      }
+    });
+  }
+};
+constexpr WithPlan<false> with_plan{};
+constexpr WithPlan<true> with_staged_plan{};
 
 }  // namespace
 
@@ -232,7 +429,20 @@ std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) { return planned_wo
 
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s) {
   return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part) {
-    plan.kernel<<<static_cast<unsigned>(plan.P), plan.threads, 0, s>>>(a, part);
+    const bool one = plan.P == 1;  // one block: its partial is dw (write_partials)
+    launch_pdl(plan.kernel, static_cast<unsigned>(plan.P), plan.threads, 0, s, a, part, one ? a.dw : nullptr);
+    return one;
+  });
+}
+
+std::size_t bwd_staged_workspace_bytes(const BwdArgs& a) { return planned_workspace_bytes(a, with_staged_plan); }
+
+cudaError_t launch_bwd_staged(const BwdArgs& a, cudaStream_t s) {
+  return launch_planned(a, s, with_staged_plan, [&](const StagedPlan& plan, float* part) {
+    const bool one = plan.P == 1;
+    launch_pdl(plan.kernel, static_cast<unsigned>(plan.P), plan.threads, plan.ring.bytes(), s, a, part,
+               one ? a.dw : nullptr, plan.ring);
+    return one;
   });
 }
 

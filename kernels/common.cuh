@@ -7,8 +7,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/types.h"
 
@@ -111,6 +113,21 @@ __device__ __forceinline__ void load_weights_raw(const W* p, W* out) {
   }
 }
 
+// Bytes [phase, phase + 16) of the 32 bytes lo:hi (lo first), for an even phase in 0..15:
+// a funnel shift of the covering words. Shared by the shifted global loads below and the
+// shared-memory row stages of the backward (bwd_common.cuh).
+__device__ __forceinline__ uint4 shift16(const uint4& lo, const uint4& hi, unsigned phase) {
+  const std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const unsigned wo = phase >> 2;          // first word, 0..3
+  const unsigned sh = (phase & 3u) * 8u;   // bits within it, 0 or 16
+  std::uint32_t o[5];
+#pragma unroll
+  for (int k = 0; k < 5; ++k)  // w[wo + k] by selects: no dynamic register indexing
+    o[k] = wo == 0 ? w[k] : wo == 1 ? w[k + 1] : wo == 2 ? w[k + 2] : w[k + 3];
+  return make_uint4(__funnelshift_r(o[0], o[1], sh), __funnelshift_r(o[1], o[2], sh),
+                    __funnelshift_r(o[2], o[3], sh), __funnelshift_r(o[3], o[4], sh));
+}
+
 // 16 bytes at any even address p, from the two aligned 16-byte vectors that cover them and
 // a funnel shift: two vector loads (L1 hits for neighbouring threads) instead of 8 scalar
 // ones. The caller guarantees both covering vectors lie inside the tensor (see
@@ -118,16 +135,7 @@ __device__ __forceinline__ void load_weights_raw(const W* p, W* out) {
 __device__ __forceinline__ uint4 load16_shifted(const void* p) {
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
   const uint4* base = reinterpret_cast<const uint4*>(a & ~std::uintptr_t{15});
-  const uint4 lo = __ldg(base), hi = __ldg(base + 1);
-  const std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-  const unsigned wo = static_cast<unsigned>(a & 15u) >> 2;  // first word, 0..3
-  const unsigned sh = static_cast<unsigned>(a & 3u) * 8;    // bits within it, 0 or 16
-  std::uint32_t o[5];
-#pragma unroll
-  for (int k = 0; k < 5; ++k)  // w[wo + k] by selects: no dynamic register indexing
-    o[k] = wo == 0 ? w[k] : wo == 1 ? w[k + 1] : wo == 2 ? w[k + 2] : w[k + 3];
-  return make_uint4(__funnelshift_r(o[0], o[1], sh), __funnelshift_r(o[1], o[2], sh),
-                    __funnelshift_r(o[2], o[3], sh), __funnelshift_r(o[3], o[4], sh));
+  return shift16(__ldg(base), __ldg(base + 1), static_cast<unsigned>(a & 15u));
 }
 
 // N consecutive weights from p = w + column, raw, for any alignment of p: vector loads
@@ -240,6 +248,14 @@ std::int64_t resident_blocks(Kernel* kernel, int threads, std::size_t smem) {
   return resident_blocks(reinterpret_cast<const void*>(kernel), threads, smem);
 }
 
+// SMs of the current device (0 if the runtime cannot say). Cached.
+int sm_count();
+
+// Lets `kernel` take up to the device's opt-in maximum of dynamic shared memory a block (once
+// per kernel and device; needed before a launch or an occupancy query above 48 KB). Returns
+// that maximum in bytes, 0 on failure.
+std::size_t allow_max_dynamic_smem(const void* kernel);
+
 // Blocks for a persistent grid: as many as fit on every SM at once, but no more than the
 // work needs (0: the kernel cannot run with that many threads).
 template <class Kernel>
@@ -263,6 +279,63 @@ __device__ __forceinline__ float segmented_block_sum(float v, float* scratch, in
   for (int i = 0; i < warps_per_group; ++i) t += scratch[first + i];
   __syncthreads();
   return t;
+}
+
+// ---- programmatic dependent launch (decode) -----------------------------------------------
+// Every built-in kernel is launched with launch_pdl and starts with pdl_begin. The launch
+// lets the kernel be scheduled while the kernel before it in the stream is still running
+// (its blocks resident, waiting); griddepcontrol.wait then holds every thread until that
+// kernel has completed and its memory is visible, before any global read or write, so the
+// order of effects is the plain stream order. The trigger lets the next such launch do the
+// same with this one. For back-to-back kernels (decode: a graph of launches at M = 1) this
+// hides the launch latency; for a kernel after a plain launch (or with none before it) the
+// wait returns at once. No effect on what a kernel computes.
+__device__ __forceinline__ void pdl_begin() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+// kernel<<<grid, block, smem, s>>>(args...) with the programmatic-serialization attribute
+// (see pdl_begin). Returns the launch error.
+template <class... Params, class... Args>
+cudaError_t launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
+                       Args&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+}
+
+// ---- asynchronous copies into shared memory (cp.async, sm_80+) -----------------------------
+// 16 bytes from global src (16-byte aligned) to shared dst (16-byte aligned), through L2 only.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+// Waits until at most `pending` (0..3) of this thread's committed groups are in flight.
+__device__ __forceinline__ void cp_async_wait(int pending) {
+  switch (pending) {
+    case 0:
+      asm volatile("cp.async.wait_group 0;" ::: "memory");
+      break;
+    case 1:
+      asm volatile("cp.async.wait_group 1;" ::: "memory");
+      break;
+    case 2:
+      asm volatile("cp.async.wait_group 2;" ::: "memory");
+      break;
+    default:
+      asm volatile("cp.async.wait_group 3;" ::: "memory");
+      break;
+  }
 }
 
 // Calls f(T{}, W{}) with the storage types for a (x, w) dtype pair we build: w is x's

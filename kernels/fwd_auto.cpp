@@ -85,6 +85,10 @@ const char* strategy_name(Strategy s) {
       return "row-vector";
     case Strategy::chunked:
       return "chunked";
+    case Strategy::cluster:
+      return "cluster";
+    case Strategy::staged:
+      return "staged";
   }
   return "?";
 }

@@ -19,6 +19,7 @@ constexpr int kUnroll = 4;  // independent vector loads in flight per thread
 
 template <class T, class W, Convention C, class Y, bool kUnrolled2>
 __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
+  pdl_begin();
   const int nthreads = blockDim.x;
   constexpr int V = kVec<T>;
   __shared__ float scratch[32];
@@ -121,13 +122,8 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // Measured (docs/perf-notes.md): the unrolled second pass wins for blocks of <= 256
     // threads, the plain one for larger blocks, where its smaller register footprint fits
     // a third 512-thread block on an SM.
-    if (threads <= 256)
-      fwd_chunked_kernel<T, W, C, Y, true>
-          <<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
-    else
-      fwd_chunked_kernel<T, W, C, Y, false>
-          <<<static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s>>>(a);
-    return cudaGetLastError();
+    const auto kernel = threads <= 256 ? fwd_chunked_kernel<T, W, C, Y, true> : fwd_chunked_kernel<T, W, C, Y, false>;
+    return launch_pdl(kernel, static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s, a);
   });
 }
 

@@ -18,6 +18,7 @@ constexpr int kMaxVpt = 8;
 
 template <class T, class W, Convention C, class Y, int VPT>
 __global__ void __launch_bounds__(kMaxThreads) fwd_row_vector_kernel(FwdArgs a, int group) {
+  pdl_begin();
   __shared__ float scratch[32];
   const int rank = threadIdx.x % group;
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / group) + threadIdx.x / group;
@@ -41,8 +42,7 @@ cudaError_t launch_vpt(const FwdArgs& a, cudaStream_t s, std::int64_t nv, int ro
   if (group * rows > kMaxThreads) return cudaErrorInvalidConfiguration;
   const unsigned blocks = static_cast<unsigned>((a.M + rows - 1) / rows);
   const unsigned threads = static_cast<unsigned>(group * rows);
-  fwd_row_vector_kernel<T, W, C, Y, VPT><<<blocks, threads, 0, s>>>(a, static_cast<int>(group));
-  return cudaGetLastError();
+  return launch_pdl(fwd_row_vector_kernel<T, W, C, Y, VPT>, blocks, threads, 0, s, a, static_cast<int>(group));
 }
 
 }  // namespace

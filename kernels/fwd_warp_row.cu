@@ -17,6 +17,7 @@ constexpr int kMaxVpt = 8;
 
 template <class T, class W, Convention C, class Y, int G, int VPT>
 __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a) {
+  pdl_begin();
   constexpr int kGroups = kThreads / G;
   constexpr int E = (kVec<T> - 1 + G - 1) / G;  // edge elements per lane and side
   const int rank = threadIdx.x % G;
@@ -56,8 +57,7 @@ cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
   const auto kernel = fwd_warp_row_kernel<T, W, C, Y, G, VPT>;
   const int grid = persistent_grid(kernel, kThreads, (a.M + kRowsPerBlock - 1) / kRowsPerBlock);
   if (grid <= 0) return cudaErrorInvalidConfiguration;
-  kernel<<<grid, kThreads, 0, s>>>(a);
-  return cudaGetLastError();
+  return launch_pdl(kernel, grid, kThreads, 0, s, a);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 
 #include "kernels/common.cuh"
 
@@ -22,6 +23,37 @@ std::int64_t resident_blocks(const void* kernel, int threads, std::size_t smem) 
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) != cudaSuccess) return 0;
   return known[key] = static_cast<std::int64_t>(sms) * per_sm;
+}
+
+int sm_count() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  static std::mutex mu;
+  static std::map<int, int> known;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(dev); it != known.end()) return it->second;
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 0;
+  return known[dev] = sms;
+}
+
+std::size_t allow_max_dynamic_smem(const void* kernel) {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  static std::mutex mu;
+  static std::map<std::pair<int, const void*>, std::size_t> done;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = done.find({dev, kernel}); it != done.end()) return it->second;
+  int optin = 0, static_smem = 0;
+  cudaFuncAttributes fa{};
+  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+      cudaFuncGetAttributes(&fa, kernel) != cudaSuccess)
+    return 0;
+  static_smem = static_cast<int>(fa.sharedSizeBytes);
+  const int dynamic = optin - static_smem;
+  if (dynamic <= 0 || cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic) != cudaSuccess)
+    return 0;
+  return done[{dev, kernel}] = static_cast<std::size_t>(dynamic);
 }
 
 }  // namespace rb::kern
