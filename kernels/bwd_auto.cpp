@@ -16,7 +16,13 @@ Strategy auto_pick_bwd(const Problem& p) {
   // H=4097 against chunked's 43%, which peels each row (H200, 2026-11-29, perf-notes run 11).
   const bool rows_aligned = (p.H * static_cast<std::int64_t>(dtype_size(p.x))) % 16 == 0 &&
                             (p.H * static_cast<std::int64_t>(dtype_size(x))) % 16 == 0;
-  return p.H <= bwd_row_vector_max_H(x) && rows_aligned ? Strategy::row_vector : Strategy::chunked;
+  if (p.H > bwd_row_vector_max_H(x) || !rows_aligned) return Strategy::chunked;
+  // Past 8192 in 16-bit, row-vector runs one 512-thread block an SM with nothing in flight
+  // while it reduces; staged keeps 2 rows in flight ahead: bwd bf16 M=16384 H=16384 78.2%
+  // against 66.6% (H200, 2026-11-30, perf-notes run 17). Not add-bwd, where row-vector still
+  // led there (76.9% against 66.2%).
+  if (p.op == Op::bwd && x != DType::f32 && p.H > 8192) return Strategy::staged;
+  return Strategy::row_vector;
 }
 
 }  // namespace rb::kern

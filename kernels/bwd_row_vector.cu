@@ -339,7 +339,9 @@ Plan choose_plan(const BwdArgs& a) {
 // the row is in shared memory, a thread keeps only w and its dw partials). Stages: the ring
 // depth (2..4) that keeps the most row bytes in flight per SM, counted up to kInFlight (what
 // an SM's share of the copy bandwidth needs over a DRAM latency under load, with margin);
-// past it, fewer blocks (fewer partial rows for the column sum to read), then fewer stages.
+// past it, more resident blocks (a block's barriers then stall fewer of the SM's warps: the
+// tie-break toward fewer blocks, to read fewer partial rows, ran bf16 H=8192 at one 512-thread
+// block an SM and 4 stages, 46% of copy, docs/perf-notes.md run 17), then fewer stages.
 constexpr std::size_t kInFlight = 96 * 1024;
 
 struct StagedPlan {
@@ -377,7 +379,7 @@ StagedPlan choose_staged_plan(const BwdArgs& a) {
     if (resident <= 0) break;
     const std::size_t per_sm = static_cast<std::size_t>(resident) * (stages - 1) * ring.stage / sms;
     const std::size_t score = per_sm < kInFlight ? per_sm : kInFlight;
-    if (score > best_score || (score == best_score && resident < plan.resident)) {
+    if (score > best_score || (score == best_score && resident > plan.resident)) {
       best_score = score;
       plan.resident = resident;
       plan.ring = ring;

@@ -85,8 +85,6 @@ const char* strategy_name(Strategy s) {
       return "row-vector";
     case Strategy::chunked:
       return "chunked";
-    case Strategy::cluster:
-      return "cluster";
     case Strategy::staged:
       return "staged";
   }

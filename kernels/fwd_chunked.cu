@@ -16,13 +16,21 @@ namespace {
 
 constexpr int kMaxThreads = 512;
 constexpr int kUnroll = 4;  // independent vector loads in flight per thread
+constexpr std::size_t kSharedRowMin = 32 * 1024, kSharedRowMax = 76 * 1024;  // row bytes for Pass2::kShared
 
-template <class T, class W, Convention C, class Y, bool kUnrolled2>
+// How the second pass gets the row: kPlain re-reads x one vector at a time, kUnrolled
+// kUnroll vectors at a time (both from L1, where the first pass left the row), kShared from
+// shared memory, where the first pass put it with cp.async (every vector of the thread in
+// flight at once, and no L1 eviction between the passes: for rows of 32 KB and more).
+enum class Pass2 { kPlain, kUnrolled, kShared };
+
+template <class T, class W, Convention C, class Y, Pass2 kPass2>
 __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   pdl_begin();
   const int nthreads = blockDim.x;
   constexpr int V = kVec<T>;
   __shared__ float scratch[32];
+  extern __shared__ uint4 row_image[];  // kShared: the row's body, vector i at row_image[i]
   const std::int64_t row = blockIdx.x;
   const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
   const W* w = static_cast<const W*>(a.w);
@@ -32,9 +40,31 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   const std::int64_t nvec = (H - head) / V;
   const std::int64_t body_end = head + nvec * V;
   const uint4* xv = reinterpret_cast<const uint4*>(x + head);
+  if constexpr (kPass2 == Pass2::kUnrolled) {
+    // The weights of the second pass's first round into L1 now, so that they do not wait on
+    // the reduction (decode: one L2 round trip a launch instead of two).
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(u) * nthreads;
+      if (i < nvec) prefetch_l1(w + head + i * V);
+    }
+  }
 
   float sumsq = 0.f;
-  for (std::int64_t base = threadIdx.x; base < nvec; base += static_cast<std::int64_t>(kUnroll) * nthreads) {
+  if constexpr (kPass2 == Pass2::kShared) {
+    // Each thread copies, then reads back, only its own vectors: no barrier needed.
+    for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) cp_async16(row_image + i, xv + i);
+    cp_async_commit();
+    cp_async_wait(0);
+    for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
+      float f[V];
+      unpack<T>(row_image[i], f);
+#pragma unroll
+      for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+    }
+  }
+  for (std::int64_t base = threadIdx.x; kPass2 != Pass2::kShared && base < nvec;
+       base += static_cast<std::int64_t>(kUnroll) * nthreads) {
     uint4 v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -61,11 +91,11 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   // re-reads of a round are issued before the first store. Otherwise one vector at a time,
   // which holds fewer registers (more blocks per SM for 512-thread blocks). Weights load at
   // any phase of the row (load_weights_raw_any: aligned, shifted or, at a row's ends, scalar).
-  const bool unrolled = kUnrolled2;
+  const bool unrolled = kPass2 == Pass2::kUnrolled;
   if (!unrolled) {
     for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
       float f[V], wf[V];
-      unpack<T>(xv[i], f);
+      unpack<T>(kPass2 == Pass2::kShared ? row_image[i] : xv[i], f);
       load_weights_any<W, V>(w + head + i * V, w, w + H, wf);
 #pragma unroll
       for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
@@ -122,8 +152,19 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // Measured (docs/perf-notes.md): the unrolled second pass wins for blocks of <= 256
     // threads, the plain one for larger blocks, where its smaller register footprint fits
     // a third 512-thread block on an SM.
-    const auto kernel = threads <= 256 ? fwd_chunked_kernel<T, W, C, Y, true> : fwd_chunked_kernel<T, W, C, Y, false>;
-    return launch_pdl(kernel, static_cast<unsigned>(a.M), static_cast<unsigned>(threads), 0, s, a);
+    if (threads <= 256)
+      return launch_pdl(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, static_cast<unsigned>(a.M),
+                        static_cast<unsigned>(threads), 0, s, a);
+    // Rows of 32 KB to 76 KB (3 blocks an SM) go through shared memory: measured in
+    // docs/perf-notes.md run 18.
+    const std::size_t image = static_cast<std::size_t>(nv) * 16;
+    if (image >= kSharedRowMin && image <= kSharedRowMax) {
+      const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
+      if (allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image)
+        return launch_pdl(kernel, static_cast<unsigned>(a.M), static_cast<unsigned>(threads), image, s, a);
+    }
+    return launch_pdl(fwd_chunked_kernel<T, W, C, Y, Pass2::kPlain>, static_cast<unsigned>(a.M),
+                      static_cast<unsigned>(threads), 0, s, a);
   });
 }
 

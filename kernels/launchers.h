@@ -20,21 +20,13 @@ cudaError_t launch_fwd_row_vector(const FwdArgs& a, cudaStream_t s);
 // vpt in {2, 4, 8} vectors a thread, `rows` rows a block (block = rows * group <= 512).
 cudaError_t launch_fwd_row_vector_cfg(const FwdArgs& a, cudaStream_t s, int vpt, int rows);
 
-// One row a thread-block cluster (cs CTAs in {2, 4, 8}), the row in registers: H up to
-// fwd_cluster_max_H(x) (8 CTAs of 512 threads, 8 vectors a thread).
-std::int64_t fwd_cluster_max_H(DType x);
-cudaError_t launch_fwd_cluster(const FwdArgs& a, cudaStream_t s);
-// threads a multiple of 32 in [128, 512], vpt in {4, 8} vectors a thread;
-// cudaErrorInvalidConfiguration if the row does not fit.
-cudaError_t launch_fwd_cluster_cfg(const FwdArgs& a, cudaStream_t s, int cs, int threads, int vpt);
-
 std::int64_t warp_row_max_H(DType x);
 cudaError_t launch_fwd_warp_row(const FwdArgs& a, cudaStream_t s);
 
 cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s);
 
 // The built-in strategies `auto` chooses among.
-enum class Strategy { naive, warp_row, row_vector, chunked, cluster, staged };
+enum class Strategy { naive, warp_row, row_vector, chunked, staged };
 const char* strategy_name(Strategy s);
 
 // auto: the strategy it picks for a problem, per op (kernels/*_auto.cpp).

@@ -172,13 +172,6 @@ std::deque<KernelInfo> build() {
       kern::launch_fwd_row_vector, kern::launch_add_row_vector, kern::launch_bwd_row_vector,
       kern::bwd_row_vector_workspace_bytes);
 
-  KernelInfo cluster = make("cluster",
-                            "row split across a thread-block cluster (2-8 CTAs), each part in registers, "
-                            "partial sums through distributed shared memory: large H",
-                            {Op::fwd}, [](const Problem& p) { return kern::fwd_cluster_max_H(p.x); });
-  cluster.prepare = launcher_prepare("cluster", Launchers{kern::launch_fwd_cluster, nullptr, nullptr, nullptr});
-  r.push_back(std::move(every_convention(cluster)));
-
   KernelInfo staged = make(
       "staged",
       "persistent grid, rows streamed through a shared-memory ring by cp.async (16 B at any row phase), "
@@ -196,10 +189,10 @@ std::deque<KernelInfo> build() {
            kern::bwd_chunked_workspace_bytes);
 
   // auto holds the strategies it picks among (deque elements keep their addresses).
-  std::array<const KernelInfo*, 6> strategies{};
+  std::array<const KernelInfo*, 5> strategies{};
   for (const KernelInfo& k : r)
     for (kern::Strategy st : {kern::Strategy::naive, kern::Strategy::warp_row, kern::Strategy::row_vector,
-                              kern::Strategy::chunked, kern::Strategy::cluster, kern::Strategy::staged})
+                              kern::Strategy::chunked, kern::Strategy::staged})
       if (k.name == kern::strategy_name(st)) strategies[static_cast<std::size_t>(st)] = &k;
   KernelInfo a = make("auto", "picks a strategy by (op, dtype, H, row alignment) from measured crossovers",
                       kAllOps, nullptr);

@@ -242,8 +242,8 @@ if want strategies; then
     st_rcs="$st_rcs $name=$?"
   }
   st_run bwd --op bwd,add-bwd --M 16384 --H 1024,2048,4096,4097,8192,16384 --kernel row-vector,chunked,staged,auto
-  st_run fwd --op fwd --M 16384 --H 1024,4096,4097,8192,16384,32768 --kernel chunked,row-vector,cluster,auto
-  st_run wide --op fwd --M 1024 --H 65536,131072 --kernel chunked,cluster,auto
+  st_run fwd --op fwd --M 16384 --H 1024,4096,4097,8192,16384,32768 --kernel chunked,row-vector,auto
+  st_run wide --op fwd --M 1024 --H 65536,131072 --kernel chunked,auto
   st_run narrow --op fwd --M 65536 --H 128 --kernel warp-row,chunked,row-vector,auto
   st_run decode --op fwd,add,bwd --M 1 --H 1024,4096 --kernel chunked,row-vector,staged,auto
   "$BIN" merge "$OUT"/strategies/*/results.csv -o "$OUT/strategies.csv" >/dev/null 2>&1

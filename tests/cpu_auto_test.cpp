@@ -39,9 +39,6 @@ TEST(AutoByM, EveryPickHoldsItsRow) {
         if (f == kern::Strategy::row_vector) {
           EXPECT_LE(H, kern::row_vector_max_H(x));
         }
-        if (f == kern::Strategy::cluster) {
-          EXPECT_LE(H, kern::fwd_cluster_max_H(x));
-        }
         const kern::Strategy b = kern::auto_pick_bwd(problem(Op::bwd, x, M, H));
         if (b == kern::Strategy::row_vector || b == kern::Strategy::staged) {
           EXPECT_LE(H, kern::bwd_row_vector_max_H(x));
