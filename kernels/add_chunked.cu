@@ -63,16 +63,6 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
   // access; others go one vector at a time and test each access (their element-wise loads
   // would otherwise hold a register per element, and ptxas sizes the kernel for them).
   const bool aligned = streams_aligned(io.r, io.s, io.y, head);
-  if constexpr (kUnrolled2) {
-    // The weights of pass 2's first round into L1 now, so that they do not wait on the
-    // reduction (decode: one L2 round trip a launch instead of two; fwd_chunked.cu does the
-    // same).
-#pragma unroll
-    for (int u = 0; u < U2; ++u) {
-      const std::int64_t i = tid + static_cast<std::int64_t>(u) * NT;
-      if (i < nvec) prefetch_l1(io.w + head + i * V);
-    }
-  }
 
   // Pass 1: s = x + r, stored, squares summed. A round is U vectors a thread, NT vectors
   // apart (compile-time offsets from the round's first column), all loads issued first.

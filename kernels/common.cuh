@@ -313,9 +313,6 @@ cudaError_t launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::si
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
 }
 
-// Asks for the line holding p in L1 without waiting for it (a later load of it then hits).
-__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
-
 // ---- asynchronous copies into shared memory (cp.async, sm_80+) -----------------------------
 // 16 bytes from global src (16-byte aligned) to shared dst (16-byte aligned), through L2 only.
 __device__ __forceinline__ void cp_async16(void* dst, const void* src) {

@@ -16,7 +16,7 @@ namespace {
 
 constexpr int kMaxThreads = 512;
 constexpr int kUnroll = 4;  // independent vector loads in flight per thread
-constexpr std::size_t kSharedRowMin = 32 * 1024, kSharedRowMax = 76 * 1024;  // row bytes for Pass2::kShared
+constexpr std::size_t kSharedRowMin = 8 * 1024;  // row bytes from which Pass2::kShared runs
 
 // How the second pass gets the row: kPlain re-reads x one vector at a time, kUnrolled
 // kUnroll vectors at a time (both from L1, where the first pass left the row), kShared from
@@ -40,16 +40,6 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   const std::int64_t nvec = (H - head) / V;
   const std::int64_t body_end = head + nvec * V;
   const uint4* xv = reinterpret_cast<const uint4*>(x + head);
-  if constexpr (kPass2 == Pass2::kUnrolled) {
-    // The weights of the second pass's first round into L1 now, so that they do not wait on
-    // the reduction (decode: one L2 round trip a launch instead of two).
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(u) * nthreads;
-      if (i < nvec) prefetch_l1(w + head + i * V);
-    }
-  }
-
   float sumsq = 0.f;
   if constexpr (kPass2 == Pass2::kShared) {
     // Each thread copies, then reads back, only its own vectors: no barrier needed.
@@ -155,10 +145,10 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     if (threads <= 256)
       return launch_pdl(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, static_cast<unsigned>(a.M),
                         static_cast<unsigned>(threads), 0, s, a);
-    // Rows of 32 KB to 76 KB (3 blocks an SM) go through shared memory: measured in
-    // docs/perf-notes.md run 18.
+    // Rows of kSharedRowMin bytes and more go through shared memory, as long as the row fits
+    // a block's: docs/perf-notes.md runs 18-19.
     const std::size_t image = static_cast<std::size_t>(nv) * 16;
-    if (image >= kSharedRowMin && image <= kSharedRowMax) {
+    if (image >= kSharedRowMin) {
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
       if (allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image)
         return launch_pdl(kernel, static_cast<unsigned>(a.M), static_cast<unsigned>(threads), image, s, a);
