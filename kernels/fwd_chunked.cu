@@ -16,13 +16,16 @@ namespace {
 
 constexpr int kMaxThreads = 512;
 constexpr int kUnroll = 4;  // independent vector loads in flight per thread
-constexpr std::size_t kSharedRowMin = 8 * 1024;  // row bytes from which Pass2::kShared runs
+constexpr std::size_t kSharedRowMin = 32 * 1024;  // row bytes from which Pass2::kShared runs
 
 // How the second pass gets the row: kPlain re-reads x one vector at a time, kUnrolled
 // kUnroll vectors at a time (both from L1, where the first pass left the row), kShared from
 // shared memory, where the first pass put it with cp.async (every vector of the thread in
 // flight at once, and no L1 eviction between the passes: for rows of 32 KB and more).
-enum class Pass2 { kPlain, kUnrolled, kShared };
+// kUnrolledWFirst is kUnrolled with the first round's weights loaded beside x before the
+// reduction (registers held across it): for fewer rows than SMs, where a launch is one
+// row's chain of dependent loads and the weights would otherwise add a round trip.
+enum class Pass2 { kPlain, kUnrolled, kUnrolledWFirst, kShared };
 
 template <class T, class W, Convention C, class Y, Pass2 kPass2>
 __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
@@ -40,6 +43,16 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   const std::int64_t nvec = (H - head) / V;
   const std::int64_t body_end = head + nvec * V;
   const uint4* xv = reinterpret_cast<const uint4*>(x + head);
+  // kUnrolledWFirst: the weights of the second pass's first round, loaded now.
+  constexpr int kWFirstVecs = kPass2 == Pass2::kUnrolledWFirst ? kUnroll : 1;
+  alignas(16) W wfirst[kWFirstVecs][V];
+  if constexpr (kPass2 == Pass2::kUnrolledWFirst) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(u) * nthreads;
+      if (i < nvec) load_weights_raw_any<W, V>(w + head + i * V, w, w + H, wfirst[u]);
+    }
+  }
   float sumsq = 0.f;
   if constexpr (kPass2 == Pass2::kShared) {
     // Each thread copies, then reads back, only its own vectors: no barrier needed.
@@ -81,7 +94,8 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   // re-reads of a round are issued before the first store. Otherwise one vector at a time,
   // which holds fewer registers (more blocks per SM for 512-thread blocks). Weights load at
   // any phase of the row (load_weights_raw_any: aligned, shifted or, at a row's ends, scalar).
-  const bool unrolled = kPass2 == Pass2::kUnrolled;
+  constexpr bool kWFirst = kPass2 == Pass2::kUnrolledWFirst;
+  const bool unrolled = kPass2 == Pass2::kUnrolled || kWFirst;
   if (!unrolled) {
     for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
       float f[V], wf[V];
@@ -100,7 +114,12 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
       if (i < nvec) {
         v[u] = xv[i];
-        load_weights_raw_any<W, V>(w + head + i * V, w, w + H, wraw[u]);
+        if (kWFirst && base == threadIdx.x) {
+#pragma unroll
+          for (int k = 0; k < V; ++k) wraw[u][k] = wfirst[kWFirst ? u : 0][k];
+        } else {
+          load_weights_raw_any<W, V>(w + head + i * V, w, w + H, wraw[u]);
+        }
       }
     }
 #pragma unroll
@@ -143,7 +162,10 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // threads, the plain one for larger blocks, where its smaller register footprint fits
     // a third 512-thread block on an SM.
     if (threads <= 256)
-      return launch_pdl(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, static_cast<unsigned>(a.M),
+      return a.M < sm_count()
+                 ? launch_pdl(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolledWFirst>, static_cast<unsigned>(a.M),
+                              static_cast<unsigned>(threads), 0, s, a)
+                 : launch_pdl(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, static_cast<unsigned>(a.M),
                         static_cast<unsigned>(threads), 0, s, a);
     // Rows of kSharedRowMin bytes and more go through shared memory, as long as the row fits
     // a block's: docs/perf-notes.md runs 18-19.

@@ -14,7 +14,8 @@
 # BEFORE_BIN (a binary of an earlier commit) adds the step "same": both run one sweep of every
 # op, built-in kernel, awkward H, distribution and layout, and scripts/same-results.py checks
 # they agree on every key, verdict and error metric (a refactor must not change results).
-# The step "strategies" times every built-in strategy on issue 11's headline shapes.
+# The step "strategies" times every built-in strategy on issue 11's headline shapes; the step
+# "sansweep" runs the sanitizers over a tool sweep of the built-in strategies.
 # The step "bisect" runs the README's bisect examples (auto vs cudnn; a mutant, replayed).
 # The step "vendor" runs the vendor headline (fwd and bwd, bf16 M=16384, H 1024..16384 with
 # 4097; auto, cudnn, cublas side by side) and cuDNN's every engine on one case.
@@ -228,37 +229,61 @@ if want bisect; then
   echo "[$(stamp)] bisect:$bisect_rcs"
 fi
 
-# Every built-in strategy side by side on the headline shapes of issue 11 (bf16, eps 1e-5,
+# compute-sanitizer over a tool sweep instead of the GPU tests (much faster: no validation
+# sweeps under the tool): each of SANITIZER_TOOLS over SANSWEEP_ARGS (default: the built-in
+# strategies, every op, H 1/127/4097/16384/32768, M 1 and 3, bf16 and fp32, contiguous and
+# misaligned rows, checked, untimed), an error count per tool in the summary.
+if want sansweep; then
+  SANSWEEP_ARGS=${SANSWEEP_ARGS:---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned --no-time --quiet}
+  ss_state=""
+  for tool in $SANITIZER_TOOLS; do
+    echo "[$(stamp)] compute-sanitizer $tool over a tool sweep: $SANSWEEP_ARGS"
+    # shellcheck disable=SC2086
+    timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 "$BIN" $SANSWEEP_ARGS \
+      --out "$OUT/sansweep-$tool" >"$OUT/sansweep-$tool.log" 2>&1
+    r=$?
+    v=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$OUT/sansweep-$tool.log" | tail -n 1)
+    ss_state="$ss_state $tool: rc=$r errors=${v:-unknown} ($(grep -E '^[0-9]+ pass' "$OUT/sansweep-$tool.log" | tail -n 1));"
+    echo "[$(stamp)] $tool rc=$r errors=${v:-unknown}"
+  done
+  save sansweep ss_state
+fi
+
+# Every built-in strategy side by side on the headline shapes of issue 11 (bf16, the group
+# "fp32" in fp32; eps 1e-5,
 # --no-check: the GPU tests validate each strategy; this step only times them), one tool call
 # per group (each measures its copy ceiling), merged into OUT/strategies.csv and tabulated
 # (% of copy; graph-replay µs for M=1) in OUT/strategies.txt.
 if want strategies; then
   echo "[$(stamp)] strategies side by side"
-  ST=(--dtype bf16 --eps 1e-5 --min-samples 10 --max-time 0.05 --no-check --quiet)
+  ST=(--eps 1e-5 --min-samples 10 --max-time 0.05 --no-check --quiet)
   st_rcs=""
   st_run() {
     local name=$1; shift
-    timeout "$STEP_TIMEOUT" "$BIN" "${ST[@]}" "$@" --out "$OUT/strategies/$name" >"$OUT/strategies-$name.log" 2>&1
+    local dtype=bf16
+    [ "$name" = fp32 ] && dtype=fp32
+    timeout "$STEP_TIMEOUT" "$BIN" "${ST[@]}" --dtype "$dtype" "$@" --out "$OUT/strategies/$name" >"$OUT/strategies-$name.log" 2>&1
     st_rcs="$st_rcs $name=$?"
   }
   st_run bwd --op bwd,add-bwd --M 16384 --H 1024,2048,4096,4097,8192,16384 --kernel row-vector,chunked,staged,auto
   st_run fwd --op fwd --M 16384 --H 1024,4096,4097,8192,16384,32768 --kernel chunked,row-vector,auto
   st_run wide --op fwd --M 1024 --H 65536,131072 --kernel chunked,auto
   st_run narrow --op fwd --M 65536 --H 128 --kernel warp-row,chunked,row-vector,auto
+  st_run fp32 --op fwd --M 16384 --H 4096,8192 --kernel chunked,row-vector,auto
   st_run decode --op fwd,add,bwd --M 1 --H 1024,4096 --kernel chunked,row-vector,staged,auto
   "$BIN" merge "$OUT"/strategies/*/results.csv -o "$OUT/strategies.csv" >/dev/null 2>&1
   python3 - "$OUT/strategies.csv" >"$OUT/strategies.txt" 2>&1 <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["status"] == "pass"]
-keys = sorted({(r["op"], int(r["M"]), int(r["H"])) for r in rows})
-for op, M, H in keys:
+keys = sorted({(r["op"], r["dtype"], int(r["M"]), int(r["H"])) for r in rows})
+for op, dtype, M, H in keys:
     cells = []
     for r in rows:
-        if (r["op"], int(r["M"]), int(r["H"])) != (op, M, H):
+        if (r["op"], r["dtype"], int(r["M"]), int(r["H"])) != (op, dtype, M, H):
             continue
         v = f'{float(r["graph_us"]):.2f}us' if M == 1 and r.get("graph_us") else f'{float(r["pct_of_copy"]):.1f}%'
         cells.append(f'{r["kernel"]}{"(" + r["picked"] + ")" if r["kernel"] == "auto" else ""} {v}')
-    print(f"{op} M={M} H={H}: " + ", ".join(cells))
+    print(f"{op} {dtype} M={M} H={H}: " + ", ".join(cells))
 PY
   st_line=$(tr '\n' ';' <"$OUT/strategies.txt")
   save strategies st_rcs st_line
@@ -314,7 +339,8 @@ for f in "$OUT"/state/*.env; do [ -e "$f" ] && . "$f"; done
   echo "scale-out (fwd bf16 M=16384 H=4096,8192): whole vs 2 shards merged compare rc=${so_compare:-not run} (0 = clean); ci-gate fresh baseline rc=${so_fresh:-not run} (want 0), +20% baseline rc=${so_raised:-not run} (want 1)"
   echo "same results as ${BEFORE_BIN}: rc=${same_rc:-not run}, ${same_line:-}"
   echo "vendor headline (fwd,bwd bf16 M=16384; auto, cudnn, cublas): rc=${vendor_rc:-not run}, ${vendor_line:-}; cudnn every engine (H=4096): rc=${engines_rc:-not run}, ${engines_line:-}"
-  echo "strategies (bf16; % of copy, M=1: graph µs):${st_rcs:- not run} ${st_line:-}"
+  echo "sanitizers over a tool sweep:${ss_state:- not run}"
+  echo "strategies (bf16 but the fp32 group; % of copy, M=1: graph µs):${st_rcs:- not run} ${st_line:-}"
   echo "bisect (auto vs cudnn bf16 M=256 H=4096/4097; mutant-tail-load vs auto, replayed):${bisect_rcs:- not run} ${bisect_line:-}"
   echo "${headline:-headline: sweep not run}"
 } >"$OUT/summary.txt"
