@@ -39,8 +39,8 @@ constexpr int chunked_min_blocks() {
 }
 
 template <class T, class W, class R, Convention C, class Y, int NT>
-__global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_chunked_kernel(AddArgs a) {
-  pdl_begin();
+__global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_chunked_kernel(AddArgs a, bool pdl) {
+  if (pdl) pdl_begin();
   constexpr bool kUnrolled2 = NT <= 256;
   constexpr int V = kVec<T>;
   constexpr int RV = kResVecs<T, R>;
@@ -176,14 +176,15 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     // <= 256 threads, the plain one in larger blocks, where its smaller register footprint
     // keeps more blocks resident.
     const unsigned grid = static_cast<unsigned>(a.M);
+    const bool pdl = pdl_for_rows(a.M);  // a block per row (see pdl_begin)
     if (threads <= 64)
-      return launch_pdl(add_chunked_kernel<T, W, R, C, Y, 64>, grid, 64, 0, s, a);
+      return launch_pdl(pdl, add_chunked_kernel<T, W, R, C, Y, 64>, grid, 64, 0, s, a, pdl);
     else if (threads <= 128)
-      return launch_pdl(add_chunked_kernel<T, W, R, C, Y, 128>, grid, 128, 0, s, a);
+      return launch_pdl(pdl, add_chunked_kernel<T, W, R, C, Y, 128>, grid, 128, 0, s, a, pdl);
     else if (threads <= 256)
-      return launch_pdl(add_chunked_kernel<T, W, R, C, Y, 256>, grid, 256, 0, s, a);
+      return launch_pdl(pdl, add_chunked_kernel<T, W, R, C, Y, 256>, grid, 256, 0, s, a, pdl);
     else
-      return launch_pdl(add_chunked_kernel<T, W, R, C, Y, 512>, grid, 512, 0, s, a);
+      return launch_pdl(pdl, add_chunked_kernel<T, W, R, C, Y, 512>, grid, 512, 0, s, a, pdl);
   });
 }
 

@@ -42,8 +42,8 @@ constexpr int reg_cap() {
 // G in {8, 16, 32}: groups of G lanes, kSmallBlock / G rows a block. G == 0: the block is the
 // group (one row a block, blockDim.x threads, a multiple of 32).
 template <class T, class W, class R, Convention C, class Y, int G>
-__global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddArgs a) {
-  pdl_begin();
+__global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddArgs a, bool pdl) {
+  if (pdl) pdl_begin();
   constexpr int V = kVec<T>;
   constexpr int RV = kResVecs<T, R>;
   constexpr int E = G ? (V - 1 + G - 1) / G : 1;  // edge elements a thread and side: E * size >= V - 1
@@ -154,7 +154,9 @@ template <class T, class W, class R, Convention C, class Y, int G>
 cudaError_t launch_groups(const AddArgs& a, cudaStream_t s) {
   constexpr std::int64_t kRows = kSmallBlock / G;
   const std::int64_t blocks = (a.M + kRows - 1) / kRows;
-  return launch_pdl(add_row_vector_kernel<T, W, R, C, Y, G>, static_cast<unsigned>(blocks), kSmallBlock, 0, s, a);
+  const bool pdl = pdl_for_rows(blocks);  // a few rows a block (see pdl_begin)
+  return launch_pdl(pdl, add_row_vector_kernel<T, W, R, C, Y, G>, static_cast<unsigned>(blocks), kSmallBlock, 0, s, a,
+                    pdl);
 }
 
 }  // namespace
@@ -179,8 +181,9 @@ cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s) {
     if (nv <= 32 * kVpt) return launch_groups<T, W, R, C, Y, 32>(a, s);
     const std::int64_t group = ((nv + kVpt - 1) / kVpt + 31) / 32 * 32;
     if (group > kMaxThreads) return cudaErrorInvalidConfiguration;
-    return launch_pdl(add_row_vector_kernel<T, W, R, C, Y, 0>, static_cast<unsigned>(a.M),
-                      static_cast<unsigned>(group), 0, s, a);
+    const bool pdl = pdl_for_rows(a.M);  // a block per row (see pdl_begin)
+    return launch_pdl(pdl, add_row_vector_kernel<T, W, R, C, Y, 0>, static_cast<unsigned>(a.M),
+                      static_cast<unsigned>(group), 0, s, a, pdl);
   });
 }
 

@@ -231,7 +231,7 @@ std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a) { return planned_works
 cudaError_t launch_bwd_chunked(const BwdArgs& a, cudaStream_t s) {
   return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part) {
     const std::int64_t blocks = plan.P * plan.slices;
-    launch_pdl(plan.kernel, static_cast<unsigned>(blocks), plan.threads, plan.smem, s, a, part, plan.P, plan.slices,
+    launch_pdl(true, plan.kernel, static_cast<unsigned>(blocks), plan.threads, plan.smem, s, a, part, plan.P, plan.slices,
                plan.slice_cols);
     return false;  // the column sum writes dw
   });

@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(kSumCols* kSumGroups)
 template <class W>
 void launch_dw_column_sum(const float* part, std::int64_t P, std::int64_t H, void* dw, cudaStream_t s) {
   const std::int64_t blocks = (H + kSumCols - 1) / kSumCols;
-  launch_pdl(dw_column_sum_kernel<W>, static_cast<unsigned>(blocks), dim3(kSumCols, kSumGroups), 0, s, part, P, H,
+  launch_pdl(true, dw_column_sum_kernel<W>, static_cast<unsigned>(blocks), dim3(kSumCols, kSumGroups), 0, s, part, P, H,
              static_cast<W*>(dw));
 }
 

@@ -432,7 +432,7 @@ std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) { return planned_wo
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s) {
   return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part) {
     const bool one = plan.P == 1;  // one block: its partial is dw (write_partials)
-    launch_pdl(plan.kernel, static_cast<unsigned>(plan.P), plan.threads, 0, s, a, part, one ? a.dw : nullptr);
+    launch_pdl(true, plan.kernel, static_cast<unsigned>(plan.P), plan.threads, 0, s, a, part, one ? a.dw : nullptr);
     return one;
   });
 }
@@ -442,7 +442,7 @@ std::size_t bwd_staged_workspace_bytes(const BwdArgs& a) { return planned_worksp
 cudaError_t launch_bwd_staged(const BwdArgs& a, cudaStream_t s) {
   return launch_planned(a, s, with_staged_plan, [&](const StagedPlan& plan, float* part) {
     const bool one = plan.P == 1;
-    launch_pdl(plan.kernel, static_cast<unsigned>(plan.P), plan.threads, plan.ring.bytes(), s, a, part,
+    launch_pdl(true, plan.kernel, static_cast<unsigned>(plan.P), plan.threads, plan.ring.bytes(), s, a, part,
                one ? a.dw : nullptr, plan.ring);
     return one;
   });

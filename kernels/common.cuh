@@ -251,6 +251,10 @@ std::int64_t resident_blocks(Kernel* kernel, int threads, std::size_t smem) {
 // SMs of the current device (0 if the runtime cannot say). Cached.
 int sm_count();
 
+// Whether a grid of `blocks` blocks, one row (or a few) each, is launched with PDL: while
+// it fits one wave of the device's SMs (see pdl_begin).
+inline bool pdl_for_rows(std::int64_t blocks) { return blocks <= sm_count(); }
+
 // Lets `kernel` take up to the device's opt-in maximum of dynamic shared memory a block (once
 // per kernel and device; needed before a launch or an occupancy query above 48 KB). Returns
 // that maximum in bytes, 0 on failure.
@@ -282,7 +286,7 @@ __device__ __forceinline__ float segmented_block_sum(float v, float* scratch, in
 }
 
 // ---- programmatic dependent launch (decode) -----------------------------------------------
-// Every built-in kernel is launched with launch_pdl and starts with pdl_begin. The launch
+// A built-in kernel launched with launch_pdl(true, ...) starts with pdl_begin. The launch
 // lets the kernel be scheduled while the kernel before it in the stream is still running
 // (its blocks resident, waiting); griddepcontrol.wait then holds every thread until that
 // kernel has completed and its memory is visible, before any global read or write, so the
@@ -290,15 +294,20 @@ __device__ __forceinline__ float segmented_block_sum(float v, float* scratch, in
 // same with this one. For back-to-back kernels (decode: a graph of launches at M = 1) this
 // hides the launch latency; for a kernel after a plain launch (or with none before it) the
 // wait returns at once. No effect on what a kernel computes.
+// Persistent grids always take it. Grids of a block per row take it only while they fit one
+// wave (pdl_for_rows): at M=16384 and H <= 1024 those kernels (16384 blocks of 64-128
+// threads, each a few hundred ns) measured 9-37% below the baseline of 2026-11-29 with it
+// (docs/perf-notes.md run 19), so they pass the flag on to the kernel, which then skips
+// pdl_begin too.
 __device__ __forceinline__ void pdl_begin() {
   asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
-// kernel<<<grid, block, smem, s>>>(args...) with the programmatic-serialization attribute
-// (see pdl_begin). Returns the launch error.
+// kernel<<<grid, block, smem, s>>>(args...), with the programmatic-serialization attribute
+// when `pdl` (see pdl_begin). Returns the launch error.
 template <class... Params, class... Args>
-cudaError_t launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
+cudaError_t launch_pdl(bool pdl, void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
                        Args&&... args) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
@@ -309,7 +318,7 @@ cudaError_t launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::si
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = pdl ? 1 : 0;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
 }
 

@@ -41,10 +41,13 @@ struct Bucket {
 };
 
 // fp16 and bf16 share a table: same bytes per element, same code paths. Crossovers from
-// the H200 sweeps of 2026-11-29 (docs/perf-notes.md, run 7).
+// the H200 sweeps of 2026-11-29 (docs/perf-notes.md, run 7). fp32 at H=8192 moved to chunked
+// when its rows of 32 KB took the shared-memory second pass: 95.9% of copy against
+// row-vector's 93.3% (M=16384, 2026-11-30, run 19); between 6144 and 8192 the rows are
+// shorter than that and row-vector led (run 7).
 constexpr std::array<Bucket, 1> k16bit{{{1024, Strategy::warp_row}}};
 constexpr std::array<Bucket, 3> kF32{
-    {{512, Strategy::warp_row}, {6144, Strategy::chunked}, {8192, Strategy::row_vector}}};
+    {{512, Strategy::warp_row}, {6144, Strategy::chunked}, {8191, Strategy::row_vector}}};
 
 template <std::size_t N>
 Strategy pick(const std::array<Bucket, N>& table, std::int64_t H) {

@@ -1,7 +1,10 @@
 // chunked: one block per row, two passes over the row in chunks of blockDim 16-byte vectors:
 // the first sums squares (4 loads in flight a thread), the second re-reads x (from L1: the
 // row was just read) and writes y. Nothing is held across the passes, so any H works
-// without spilling. Blocks of ~H/(4 vectors) threads, 64 to 512. On the H200 this L1
+// without spilling. Rows of 32 KB and more (as long as one fits a block's shared memory) go
+// through shared memory instead: the first pass copies the row there by cp.async, every
+// vector of a thread in flight at once, and the second reads it back (bf16 H=32768: 80.7% ->
+// 95.6% of copy, docs/perf-notes.md run 18). Blocks of ~H/(4 vectors) threads, 64 to 512. On the H200 this L1
 // re-read beats holding the row in registers (row-vector) for fp16/bf16 from H=2K up and
 // for most fp32 H from 1K (docs/perf-notes.md): it holds fewer registers, so more rows
 // are in flight per SM.
@@ -22,14 +25,11 @@ constexpr std::size_t kSharedRowMin = 32 * 1024;  // row bytes from which Pass2:
 // kUnroll vectors at a time (both from L1, where the first pass left the row), kShared from
 // shared memory, where the first pass put it with cp.async (every vector of the thread in
 // flight at once, and no L1 eviction between the passes: for rows of 32 KB and more).
-// kUnrolledWFirst is kUnrolled with the first round's weights loaded beside x before the
-// reduction (registers held across it): for fewer rows than SMs, where a launch is one
-// row's chain of dependent loads and the weights would otherwise add a round trip.
-enum class Pass2 { kPlain, kUnrolled, kUnrolledWFirst, kShared };
+enum class Pass2 { kPlain, kUnrolled, kShared };
 
 template <class T, class W, Convention C, class Y, Pass2 kPass2>
-__global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
-  pdl_begin();
+__global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a, bool pdl) {
+  if (pdl) pdl_begin();
   const int nthreads = blockDim.x;
   constexpr int V = kVec<T>;
   __shared__ float scratch[32];
@@ -43,16 +43,6 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   const std::int64_t nvec = (H - head) / V;
   const std::int64_t body_end = head + nvec * V;
   const uint4* xv = reinterpret_cast<const uint4*>(x + head);
-  // kUnrolledWFirst: the weights of the second pass's first round, loaded now.
-  constexpr int kWFirstVecs = kPass2 == Pass2::kUnrolledWFirst ? kUnroll : 1;
-  alignas(16) W wfirst[kWFirstVecs][V];
-  if constexpr (kPass2 == Pass2::kUnrolledWFirst) {
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(u) * nthreads;
-      if (i < nvec) load_weights_raw_any<W, V>(w + head + i * V, w, w + H, wfirst[u]);
-    }
-  }
   float sumsq = 0.f;
   if constexpr (kPass2 == Pass2::kShared) {
     // Each thread copies, then reads back, only its own vectors: no barrier needed.
@@ -94,8 +84,7 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
   // re-reads of a round are issued before the first store. Otherwise one vector at a time,
   // which holds fewer registers (more blocks per SM for 512-thread blocks). Weights load at
   // any phase of the row (load_weights_raw_any: aligned, shifted or, at a row's ends, scalar).
-  constexpr bool kWFirst = kPass2 == Pass2::kUnrolledWFirst;
-  const bool unrolled = kPass2 == Pass2::kUnrolled || kWFirst;
+  const bool unrolled = kPass2 == Pass2::kUnrolled;
   if (!unrolled) {
     for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
       float f[V], wf[V];
@@ -114,12 +103,7 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
       if (i < nvec) {
         v[u] = xv[i];
-        if (kWFirst && base == threadIdx.x) {
-#pragma unroll
-          for (int k = 0; k < V; ++k) wraw[u][k] = wfirst[kWFirst ? u : 0][k];
-        } else {
-          load_weights_raw_any<W, V>(w + head + i * V, w, w + H, wraw[u]);
-        }
+        load_weights_raw_any<W, V>(w + head + i * V, w, w + H, wraw[u]);
       }
     }
 #pragma unroll
@@ -161,22 +145,20 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // Measured (docs/perf-notes.md): the unrolled second pass wins for blocks of <= 256
     // threads, the plain one for larger blocks, where its smaller register footprint fits
     // a third 512-thread block on an SM.
+    const bool pdl = pdl_for_rows(a.M);
     if (threads <= 256)
-      return a.M < sm_count()
-                 ? launch_pdl(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolledWFirst>, static_cast<unsigned>(a.M),
-                              static_cast<unsigned>(threads), 0, s, a)
-                 : launch_pdl(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, static_cast<unsigned>(a.M),
-                        static_cast<unsigned>(threads), 0, s, a);
+      return launch_pdl(pdl, fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, static_cast<unsigned>(a.M),
+                        static_cast<unsigned>(threads), 0, s, a, pdl);
     // Rows of kSharedRowMin bytes and more go through shared memory, as long as the row fits
     // a block's: docs/perf-notes.md runs 18-19.
     const std::size_t image = static_cast<std::size_t>(nv) * 16;
     if (image >= kSharedRowMin) {
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
       if (allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image)
-        return launch_pdl(kernel, static_cast<unsigned>(a.M), static_cast<unsigned>(threads), image, s, a);
+        return launch_pdl(pdl, kernel, static_cast<unsigned>(a.M), static_cast<unsigned>(threads), image, s, a, pdl);
     }
-    return launch_pdl(fwd_chunked_kernel<T, W, C, Y, Pass2::kPlain>, static_cast<unsigned>(a.M),
-                      static_cast<unsigned>(threads), 0, s, a);
+    return launch_pdl(pdl, fwd_chunked_kernel<T, W, C, Y, Pass2::kPlain>, static_cast<unsigned>(a.M),
+                      static_cast<unsigned>(threads), 0, s, a, pdl);
   });
 }
 

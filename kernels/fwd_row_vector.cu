@@ -17,8 +17,8 @@ constexpr int kMaxThreads = 512;  // per block
 constexpr int kMaxVpt = 8;
 
 template <class T, class W, Convention C, class Y, int VPT>
-__global__ void __launch_bounds__(kMaxThreads) fwd_row_vector_kernel(FwdArgs a, int group) {
-  pdl_begin();
+__global__ void __launch_bounds__(kMaxThreads) fwd_row_vector_kernel(FwdArgs a, int group, bool pdl) {
+  if (pdl) pdl_begin();
   __shared__ float scratch[32];
   const int rank = threadIdx.x % group;
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / group) + threadIdx.x / group;
@@ -42,7 +42,9 @@ cudaError_t launch_vpt(const FwdArgs& a, cudaStream_t s, std::int64_t nv, int ro
   if (group * rows > kMaxThreads) return cudaErrorInvalidConfiguration;
   const unsigned blocks = static_cast<unsigned>((a.M + rows - 1) / rows);
   const unsigned threads = static_cast<unsigned>(group * rows);
-  return launch_pdl(fwd_row_vector_kernel<T, W, C, Y, VPT>, blocks, threads, 0, s, a, static_cast<int>(group));
+  const bool pdl = pdl_for_rows(blocks);  // a block per `rows` rows (see pdl_begin)
+  return launch_pdl(pdl, fwd_row_vector_kernel<T, W, C, Y, VPT>, blocks, threads, 0, s, a, static_cast<int>(group),
+                    pdl);
 }
 
 }  // namespace

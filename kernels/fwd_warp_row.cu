@@ -57,7 +57,7 @@ cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
   const auto kernel = fwd_warp_row_kernel<T, W, C, Y, G, VPT>;
   const int grid = persistent_grid(kernel, kThreads, (a.M + kRowsPerBlock - 1) / kRowsPerBlock);
   if (grid <= 0) return cudaErrorInvalidConfiguration;
-  return launch_pdl(kernel, grid, kThreads, 0, s, a);
+  return launch_pdl(true, kernel, grid, kThreads, 0, s, a);
 }
 
 }  // namespace
