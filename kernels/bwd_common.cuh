@@ -157,23 +157,43 @@ struct TensorSpan {
   }
 };
 
+// The 16-byte granules of global memory that cover a row of T: granule k at g0 + 16 k, k <
+// ng; the row's own bytes are [rs, re).
+template <class T>
+struct RowGranules {
+  std::uintptr_t rs, re, g0;
+  int ng;
+  __device__ __forceinline__ RowGranules(const T* row, int H)
+      : rs(reinterpret_cast<std::uintptr_t>(row)),
+        re(rs + static_cast<std::uintptr_t>(H) * sizeof(T)),
+        g0(rs & ~std::uintptr_t{15}),
+        ng(static_cast<int>((((re + 15) & ~std::uintptr_t{15}) - g0) >> 4)) {}
+  __device__ __forceinline__ std::uintptr_t at(int k) const { return g0 + 16u * static_cast<unsigned>(k); }
+  // The row's elements in granule g, one by one, between global memory and its shared image
+  // `image` (the granule's 16 bytes in shared memory): into the image, or out of it.
+  template <bool kToShared>
+  __device__ __forceinline__ void copy_elements(std::uintptr_t g, unsigned char* image) const {
+    using Bits = std::conditional_t<sizeof(T) == 2, unsigned short, unsigned>;
+    const std::uintptr_t b = g < rs ? rs : g, e = g + 16 < re ? g + 16 : re;
+    for (std::uintptr_t q = b; q < e; q += sizeof(T)) {
+      Bits* sh = reinterpret_cast<Bits*>(image + (q - g));
+      if constexpr (kToShared)
+        *sh = *reinterpret_cast<const Bits*>(q);
+      else
+        *reinterpret_cast<Bits*>(q) = *sh;
+    }
+  }
+};
+
 template <class T>
 __device__ __forceinline__ void stage_row(const T* row, int H, const TensorSpan& t, unsigned char* slot) {
-  using Bits = std::conditional_t<sizeof(T) == 2, unsigned short, unsigned>;
-  const std::uintptr_t rs = reinterpret_cast<std::uintptr_t>(row);
-  const std::uintptr_t re = rs + static_cast<std::uintptr_t>(H) * sizeof(T);
-  const std::uintptr_t g0 = rs & ~std::uintptr_t{15};
-  const int ng = static_cast<int>((((re + 15) & ~std::uintptr_t{15}) - g0) >> 4);
-  for (int k = threadIdx.x; k < ng; k += blockDim.x) {
-    const std::uintptr_t g = g0 + 16u * static_cast<unsigned>(k);
-    unsigned char* d = slot + 16 * k;
-    if (g >= t.lo && g + 16 <= t.hi) {
-      cp_async16(d, reinterpret_cast<const void*>(g));
-    } else {
-      const std::uintptr_t b = g < rs ? rs : g, e = g + 16 < re ? g + 16 : re;
-      for (std::uintptr_t q = b; q < e; q += sizeof(T))
-        *reinterpret_cast<Bits*>(d + (q - g)) = *reinterpret_cast<const Bits*>(q);
-    }
+  const RowGranules<T> r(row, H);
+  for (int k = threadIdx.x; k < r.ng; k += blockDim.x) {
+    const std::uintptr_t g = r.at(k);
+    if (g >= t.lo && g + 16 <= t.hi)
+      cp_async16(slot + 16 * k, reinterpret_cast<const void*>(g));
+    else
+      r.template copy_elements<true>(g, slot + 16 * k);
   }
 }
 
@@ -215,22 +235,14 @@ __device__ __forceinline__ void load_cols_shared(const unsigned char* p, int val
 // the row's elements in its first and last granule one by one. Every thread of the block
 // calls it, after a barrier that follows the image's writes.
 template <class T>
-__device__ __forceinline__ void store_row_from_shared(T* row, int H, const unsigned char* slot) {
-  using Bits = std::conditional_t<sizeof(T) == 2, unsigned short, unsigned>;
-  const std::uintptr_t rs = reinterpret_cast<std::uintptr_t>(row);
-  const std::uintptr_t re = rs + static_cast<std::uintptr_t>(H) * sizeof(T);
-  const std::uintptr_t g0 = rs & ~std::uintptr_t{15};
-  const int ng = static_cast<int>((((re + 15) & ~std::uintptr_t{15}) - g0) >> 4);
-  for (int k = threadIdx.x; k < ng; k += blockDim.x) {
-    const std::uintptr_t g = g0 + 16u * static_cast<unsigned>(k);
-    const unsigned char* src = slot + 16 * k;
-    if (g >= rs && g + 16 <= re) {
-      __stcs(reinterpret_cast<uint4*>(g), *reinterpret_cast<const uint4*>(src));
-    } else {
-      const std::uintptr_t b = g < rs ? rs : g, e = g + 16 < re ? g + 16 : re;
-      for (std::uintptr_t q = b; q < e; q += sizeof(T))
-        *reinterpret_cast<Bits*>(q) = *reinterpret_cast<const Bits*>(src + (q - g));
-    }
+__device__ __forceinline__ void store_row_from_shared(T* row, int H, unsigned char* slot) {
+  const RowGranules<T> r(row, H);
+  for (int k = threadIdx.x; k < r.ng; k += blockDim.x) {
+    const std::uintptr_t g = r.at(k);
+    if (g >= r.rs && g + 16 <= r.re)
+      __stcs(reinterpret_cast<uint4*>(g), *reinterpret_cast<const uint4*>(slot + 16 * k));
+    else
+      r.template copy_elements<false>(g, slot + 16 * k);
   }
 }
 
@@ -323,41 +335,91 @@ cudaError_t launch_planned(const BwdArgs& a, cudaStream_t s, const WithPlan& wit
   });
 }
 
-// The partials of one block of a fixed-ownership kernel (row-vector, staged): NCH chunks of N
-// columns a thread, chunk i at column c0 + i * step, `valid(i)` of them inside the row.
-// Written as row `p_row` of the workspace, or, with dw_direct (the launch has one block, so
-// its partial is the column sum), as dw itself: rounded to W exactly as the column sum
-// rounds its total (0 + partial, so -0 becomes +0 there too): the same bits either way.
-template <class W, int N, int NCH, class Valid>
-__device__ __forceinline__ void write_partials(const float (&dw)[NCH][N], float* part, std::int64_t p_row,
-                                               std::int64_t H, int c0, int step, const Valid& valid,
-                                               W* dw_direct) {
-  if (dw_direct != nullptr) {
+// The columns a thread of a fixed-ownership kernel (row-vector, staged) owns for the whole
+// launch: NCH chunks of N = kVec<dy> columns, chunk i at column c0 + i * step (step = the
+// block's threads * N), valid(i) of them inside the row; its weights (raw, loaded once) and
+// its fp32 dw partials, all in registers.
+template <class W, int N, int NCH>
+struct OwnedColumns {
+  int H, c0, step;
+  float inv_H;
+  uint4 wr[NCH][kChunkVecs<W, N>];
+  float dw[NCH][N];
+
+  __device__ __forceinline__ explicit OwnedColumns(const BwdArgs& a)
+      : H(static_cast<int>(a.H)),  // <= bwd_row_vector_max_H
+        c0(static_cast<int>(threadIdx.x) * N),
+        step(static_cast<int>(blockDim.x) * N),
+        inv_H(1.f / static_cast<float>(H)) {
+    const W* w = static_cast<const W*>(a.w) + c0;
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
+      load_cols<W, N, Ld::ro>(w + i * step, valid(i), wr[i]);
+#pragma unroll
+      for (int k = 0; k < N; ++k) dw[i][k] = 0.f;
+    }
+  }
+
+  __device__ __forceinline__ int valid(int i) const {
+    const int v = H - (c0 + i * step);
+    return v >= N ? N : (v > 0 ? v : 0);
+  }
+
+  // s += chunk i's share of S = sum_j (dy[j] * w_eff[j]) * x[j], element by element in order
+  // (columns past the row's end hold zeros: they add nothing).
+  template <Convention C>
+  __device__ __forceinline__ void add_to_S(int i, const float* xf, const float* gf, float& s) const {
+    float wf[N];
+    weights_to_f32<C, W, N>(wr[i], wf);
+#pragma unroll
+    for (int k = 0; k < N; ++k) s += gf[k] * wf[k] * xf[k];
+  }
+
+  // Chunk i's dx (without ds_out) into d, and its dw partials updated: g = dy * w_eff rounded
+  // once, dx = rrms * g - x * corr (corr = rrms^3 / H * S), dw += (dy * x) * rrms in one fma.
+  template <Convention C>
+  __device__ __forceinline__ void backward(int i, const float* xf, const float* gf, float r, float corr, float* d) {
+    float wf[N];
+    weights_to_f32<C, W, N>(wr[i], wf);
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      d[k] = fmaf(-xf[k], corr, r * (gf[k] * wf[k]));
+      dw[i][k] = fmaf(gf[k] * xf[k], r, dw[i][k]);
+    }
+  }
+
+  // The partials, as row p_row of the workspace; or, with dw_direct (the launch has one
+  // block, so its partial is the column sum), as dw itself: rounded to W exactly as the
+  // column sum rounds its total (0 + partial, so -0 becomes +0 there too): the same bits
+  // either way.
+  __device__ __forceinline__ void write_partials(float* part, std::int64_t p_row, W* dw_direct) const {
+    if (dw_direct != nullptr) {
+#pragma unroll
+      for (int i = 0; i < NCH; ++i) {
+        const int v = valid(i);
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+          if (k < v) dw_direct[c0 + i * step + k] = from_f32<W>(0.f + dw[i][k]);
+      }
+      return;
+    }
+    float* prow = part + p_row * H + c0;
+#pragma unroll
+    for (int i = 0; i < NCH; ++i) {
+      float* p = prow + i * step;
       const int v = valid(i);
+      if (v == N && aligned16(p)) {
 #pragma unroll
-      for (int k = 0; k < N; ++k)
-        if (k < v) dw_direct[c0 + i * step + k] = from_f32<W>(0.f + dw[i][k]);
-    }
-    return;
-  }
-  float* prow = part + p_row * H + c0;
+        for (int q = 0; q < N / 4; ++q)
+          reinterpret_cast<float4*>(p)[q] =
+              make_float4(dw[i][4 * q], dw[i][4 * q + 1], dw[i][4 * q + 2], dw[i][4 * q + 3]);
+      } else {
 #pragma unroll
-  for (int i = 0; i < NCH; ++i) {
-    float* p = prow + i * step;
-    const int v = valid(i);
-    if (v == N && aligned16(p)) {
-#pragma unroll
-      for (int q = 0; q < N / 4; ++q)
-        reinterpret_cast<float4*>(p)[q] =
-            make_float4(dw[i][4 * q], dw[i][4 * q + 1], dw[i][4 * q + 2], dw[i][4 * q + 3]);
-    } else {
-#pragma unroll
-      for (int k = 0; k < N; ++k)
-        if (k < v) p[k] = dw[i][k];
+        for (int k = 0; k < N; ++k)
+          if (k < v) p[k] = dw[i][k];
+      }
     }
   }
-}
+};
 
 }  // namespace rb::kern

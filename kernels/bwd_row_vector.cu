@@ -66,85 +66,59 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs>())
   constexpr int N = kVec<G>;
   constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
   __shared__ float scratch[32];
-  const int H = static_cast<int>(a.H);  // <= bwd_row_vector_max_H
-  const float inv_H = 1.f / static_cast<float>(H);
-  // Owned chunk i: columns [c0 + i * step, + N) of which valid(i) lie inside the row.
-  const int c0 = static_cast<int>(threadIdx.x) * N;
-  const int step = static_cast<int>(blockDim.x) * N;
-  auto valid = [&](int i) {
-    const int v = H - (c0 + i * step);
-    return v >= N ? N : (v > 0 ? v : 0);
-  };
-
-  uint4 wr[NCH][WV];
-  float dw[NCH][N];
-  const W* w = static_cast<const W*>(a.w) + c0;
-#pragma unroll
-  for (int i = 0; i < NCH; ++i) {
-    load_cols<W, N, Ld::ro>(w + i * step, valid(i), wr[i]);
-#pragma unroll
-    for (int k = 0; k < N; ++k) dw[i][k] = 0.f;
-  }
+  OwnedColumns<W, N, NCH> own(a);
 
   for (std::int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
-    const X* xrow = static_cast<const X*>(a.x) + row * a.x_stride + c0;
-    const G* grow = static_cast<const G*>(a.dy) + row * a.dy_stride + c0;
+    const X* xrow = static_cast<const X*>(a.x) + row * a.x_stride + own.c0;
+    const G* grow = static_cast<const G*>(a.dy) + row * a.dy_stride + own.c0;
     uint4 xr[NCH][XV], gr[NCH][GV], dsr[kDs ? NCH : 1][XV];
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
-      load_cols<X, N, Ld::stream>(xrow + i * step, valid(i), xr[i]);
-      load_cols<G, N, Ld::stream>(grow + i * step, valid(i), gr[i]);
+      load_cols<X, N, Ld::stream>(xrow + i * own.step, own.valid(i), xr[i]);
+      load_cols<G, N, Ld::stream>(grow + i * own.step, own.valid(i), gr[i]);
     }
     if constexpr (kDs) {
-      const X* dsrow = static_cast<const X*>(a.ds_out) + row * a.ds_stride + c0;
+      const X* dsrow = static_cast<const X*>(a.ds_out) + row * a.ds_stride + own.c0;
 #pragma unroll
-      for (int i = 0; i < NCH; ++i) load_cols<X, N, Ld::stream>(dsrow + i * step, valid(i), dsr[i]);
+      for (int i = 0; i < NCH; ++i) load_cols<X, N, Ld::stream>(dsrow + i * own.step, own.valid(i), dsr[i]);
     }
     const float r = a.rrms[row];
 
-    // Columns past the row's end hold zeros: they add nothing.
     float s = 0.f;
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
-      float xf[N], gf[N], wf[N];
+      float xf[N], gf[N];
       cols_to_f32<X, N>(xr[i], xf);
       cols_to_f32<G, N>(gr[i], gf);
-      weights_to_f32<C, W, N>(wr[i], wf);
-#pragma unroll
-      for (int k = 0; k < N; ++k) s += gf[k] * wf[k] * xf[k];
+      own.template add_to_S<C>(i, xf, gf, s);
     }
     const float S = block_sum(s, scratch);
-    const float corr = r * r * r * inv_H * S;
+    const float corr = r * r * r * own.inv_H * S;
     const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < M < 2^62
 
-    X* dxrow = static_cast<X*>(a.dx) + row * a.dx_stride + c0;
+    X* dxrow = static_cast<X*>(a.dx) + row * a.dx_stride + own.c0;
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
       reconvert_after<XV>(xr[i], z);
       reconvert_after<GV>(gr[i], z);
-      reconvert_after<WV>(wr[i], z);
-      float xf[N], gf[N], wf[N], d[N];
+      reconvert_after<WV>(own.wr[i], z);
+      float xf[N], gf[N], d[N];
       cols_to_f32<X, N>(xr[i], xf);
       cols_to_f32<G, N>(gr[i], gf);
-      weights_to_f32<C, W, N>(wr[i], wf);
-#pragma unroll
-      for (int k = 0; k < N; ++k) {
-        d[k] = fmaf(-xf[k], corr, r * (gf[k] * wf[k]));
-        dw[i][k] = fmaf(gf[k] * xf[k], r, dw[i][k]);
-      }
+      own.template backward<C>(i, xf, gf, r, corr, d);
       if constexpr (kDs) {
         float df[N];
         cols_to_f32<X, N>(dsr[i], df);
 #pragma unroll
         for (int k = 0; k < N; ++k) d[k] += df[k];
       }
-      store_cols<X, N>(dxrow + i * step, valid(i), d);
+      store_cols<X, N>(dxrow + i * own.step, own.valid(i), d);
     }
   }
 
   // This block's partials: row blockIdx.x of the workspace, plain stores (the column sum
   // reads them next, from L2); or dw itself when the grid is one block.
-  write_partials<W, N, NCH>(dw, part, blockIdx.x, H, c0, step, valid, static_cast<W*>(dw_direct));
+  own.write_partials(part, blockIdx.x, static_cast<W*>(dw_direct));
 }
 
 // ---- staged: the same ownership, rows streamed through a shared-memory ring -----------------
@@ -166,26 +140,9 @@ __global__ void __launch_bounds__(kMaxThreads)
   pdl_begin();
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int N = kVec<G>;
-  constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
   __shared__ float scratch[32];
-  const int H = static_cast<int>(a.H);  // <= bwd_row_vector_max_H
-  const float inv_H = 1.f / static_cast<float>(H);
-  const int c0 = static_cast<int>(threadIdx.x) * N;
-  const int step = static_cast<int>(blockDim.x) * N;
-  auto valid = [&](int i) {
-    const int v = H - (c0 + i * step);
-    return v >= N ? N : (v > 0 ? v : 0);
-  };
-
-  uint4 wr[NCH][WV];
-  float dw[NCH][N];
-  const W* w = static_cast<const W*>(a.w) + c0;
-#pragma unroll
-  for (int i = 0; i < NCH; ++i) {
-    load_cols<W, N, Ld::ro>(w + i * step, valid(i), wr[i]);
-#pragma unroll
-    for (int k = 0; k < N; ++k) dw[i][k] = 0.f;
-  }
+  OwnedColumns<W, N, NCH> own(a);
+  const int H = own.H;
 
   const X* xb = static_cast<const X*>(a.x);
   const G* gb = static_cast<const G*>(a.dy);
@@ -206,8 +163,13 @@ __global__ void __launch_bounds__(kMaxThreads)
   };
   for (int k = 0; k + 1 < ring.stages; ++k) issue(blockIdx.x + k * P, k);
 
-  // The image of chunk i of a staged row whose column 0 sits at `row0`.
-  const auto at = [&](const unsigned char* row0, int i, int elem) { return row0 + (c0 + i * step) * elem; };
+  // The image of owned chunk i of a staged row whose column 0 sits at `row0`, as N floats.
+  const auto chunk = [&](auto t, const unsigned char* row0, int i, int valid, float* f) {
+    using T = decltype(t);
+    uint4 raw[kChunkVecs<T, N>];
+    load_cols_shared<T, N>(row0 + (own.c0 + i * own.step) * static_cast<int>(sizeof(T)), valid, raw);
+    cols_to_f32<T, N>(raw, f);
+  };
   const auto phase = [](const void* p) { return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15u); };
   int st = 0;
   for (std::int64_t row = blockIdx.x; row < a.M; row += P) {
@@ -215,64 +177,49 @@ __global__ void __launch_bounds__(kMaxThreads)
     __syncthreads();                 // everyone's have; the stage read last row is free
     issue(row + (ring.stages - 1) * P, st == 0 ? ring.stages - 1 : st - 1);
 
-    const X* xrow = xb + row * a.x_stride;
-    const G* grow = gb + row * a.dy_stride;
     const unsigned char* base = smem + st * ring.stage;
-    const unsigned char* sx = base + phase(xrow);
-    const unsigned char* sg = base + ring.slot_x + phase(grow);
+    const unsigned char* sx = base + phase(xb + row * a.x_stride);
+    const unsigned char* sg = base + ring.slot_x + phase(gb + row * a.dy_stride);
     const unsigned char* sd = kDs ? base + ring.slot_x + ring.slot_g + phase(db + row * a.ds_stride) : nullptr;
     const float r = a.rrms[row];
 
     float s = 0.f;
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
-      if (valid(i) == 0) continue;
-      uint4 xr[XV], gr[GV];
-      float xf[N], gf[N], wf[N];
-      load_cols_shared<X, N>(at(sx, i, sizeof(X)), valid(i), xr);
-      load_cols_shared<G, N>(at(sg, i, sizeof(G)), valid(i), gr);
-      cols_to_f32<X, N>(xr, xf);
-      cols_to_f32<G, N>(gr, gf);
-      weights_to_f32<C, W, N>(wr[i], wf);
-#pragma unroll
-      for (int k = 0; k < N; ++k) s += gf[k] * wf[k] * xf[k];
+      const int v = own.valid(i);
+      if (v == 0) continue;
+      float xf[N], gf[N];
+      chunk(X{}, sx, i, v, xf);
+      chunk(G{}, sg, i, v, gf);
+      own.template add_to_S<C>(i, xf, gf, s);
     }
     const float S = block_sum(s, scratch);
-    const float corr = r * r * r * inv_H * S;
+    const float corr = r * r * r * own.inv_H * S;
 
     X* dxrow = static_cast<X*>(a.dx) + row * a.dx_stride;
     const bool direct = aligned16(dxrow);  // else through the dx row image, for 16-byte stores
     X* image = direct ? nullptr : reinterpret_cast<X*>(smem + ring.dxbuf + phase(dxrow));
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
-      const int v = valid(i);
+      const int v = own.valid(i);
       if (v == 0) continue;
-      uint4 xr[XV], gr[GV];
-      float xf[N], gf[N], wf[N], d[N];
-      load_cols_shared<X, N>(at(sx, i, sizeof(X)), v, xr);
-      load_cols_shared<G, N>(at(sg, i, sizeof(G)), v, gr);
-      cols_to_f32<X, N>(xr, xf);
-      cols_to_f32<G, N>(gr, gf);
-      weights_to_f32<C, W, N>(wr[i], wf);
-#pragma unroll
-      for (int k = 0; k < N; ++k) {
-        d[k] = fmaf(-xf[k], corr, r * (gf[k] * wf[k]));
-        dw[i][k] = fmaf(gf[k] * xf[k], r, dw[i][k]);
-      }
+      float xf[N], gf[N], d[N];
+      chunk(X{}, sx, i, v, xf);
+      chunk(G{}, sg, i, v, gf);
+      own.template backward<C>(i, xf, gf, r, corr, d);
       if constexpr (kDs) {
-        uint4 dr[XV];
         float df[N];
-        load_cols_shared<X, N>(at(sd, i, sizeof(X)), v, dr);
-        cols_to_f32<X, N>(dr, df);
+        chunk(X{}, sd, i, v, df);
 #pragma unroll
         for (int k = 0; k < N; ++k) d[k] += df[k];
       }
+      const int c = own.c0 + i * own.step;
       if (direct) {
-        store_cols<X, N>(dxrow + c0 + i * step, v, d);
+        store_cols<X, N>(dxrow + c, v, d);
       } else {
 #pragma unroll
         for (int k = 0; k < N; ++k)
-          if (k < v) image[c0 + i * step + k] = from_f32<X>(d[k]);
+          if (k < v) image[c + k] = from_f32<X>(d[k]);
       }
     }
     if (!direct) {  // uniform across the block: dxrow is the block's
@@ -282,19 +229,27 @@ __global__ void __launch_bounds__(kMaxThreads)
     st = st + 1 == ring.stages ? 0 : st + 1;
   }
   cp_async_wait(0);  // nothing left in flight (the groups past M are empty)
-  write_partials<W, N, NCH>(dw, part, blockIdx.x, H, c0, step, valid, static_cast<W*>(dw_direct));
+  own.write_partials(part, blockIdx.x, static_cast<W*>(dw_direct));
 }
 
 using Kernel = void (*)(BwdArgs, float*, void*);
 using StagedKernel = void (*)(BwdArgs, float*, void*, Ring);
 
 // The launch configuration, computed the same way for the workspace size and the launch.
-struct Plan {
-  Kernel kernel = nullptr;
+template <class K>
+struct PlanOf {
+  K kernel = nullptr;
   int threads = 0;
   std::int64_t resident = 0;  // resident blocks on the device: rows in flight
   std::int64_t P = 0;       // blocks of the persistent grid = partial rows (0 when M == 0)
 };
+using Plan = PlanOf<Kernel>;
+
+// Chunks of N = kVec<G> columns in a row of H.
+template <class G>
+constexpr std::int64_t chunks_of(std::int64_t H) {
+  return (H + kVec<G> - 1) / kVec<G>;
+}
 
 // Threads for `chunks` chunks at NCH a thread: whole warps, 0 if more than a block holds.
 inline int plan_threads(std::int64_t chunks, int nch) {
@@ -322,8 +277,7 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
 // (add-bwd, fp32 residual) takes 2 only: at 4 its 32 fp32 x and ds_out values a thread spill.
 template <class X, class G, class W, Convention C, bool kDs>
 Plan choose_plan(const BwdArgs& a) {
-  constexpr int N = kVec<G>;
-  const std::int64_t chunks = (a.H + N - 1) / N;
+  const std::int64_t chunks = chunks_of<G>(a.H);
   Plan best;
   if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs>(a, chunks);
   if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
@@ -344,18 +298,13 @@ Plan choose_plan(const BwdArgs& a) {
 // block an SM and 4 stages, 46% of copy, docs/perf-notes.md run 17), then fewer stages.
 constexpr std::size_t kInFlight = 96 * 1024;
 
-struct StagedPlan {
-  StagedKernel kernel = nullptr;
-  int threads = 0;
-  std::int64_t resident = 0;
-  std::int64_t P = 0;
+struct StagedPlan : PlanOf<StagedKernel> {
   Ring ring;
 };
 
 template <class X, class G, class W, Convention C, bool kDs>
 StagedPlan choose_staged_plan(const BwdArgs& a) {
-  constexpr int N = kVec<G>;
-  const std::int64_t chunks = (a.H + N - 1) / N;
+  const std::int64_t chunks = chunks_of<G>(a.H);
   StagedPlan plan;
   const bool two = chunks <= 2 * kMaxThreads;
   plan.threads = plan_threads(chunks, two ? 2 : 4);
