@@ -176,15 +176,14 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     // <= 256 threads, the plain one in larger blocks, where its smaller register footprint
     // keeps more blocks resident.
     const unsigned grid = static_cast<unsigned>(a.M);
-    const bool pdl = pdl_for_rows(a.M);  // a block per row (see pdl_begin)
     if (threads <= 64)
-      return launch_pdl(pdl, add_chunked_kernel<T, W, R, C, Y, 64>, grid, 64, 0, s, a, pdl);
+      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64>, grid, 64, 0, s, a);
     else if (threads <= 128)
-      return launch_pdl(pdl, add_chunked_kernel<T, W, R, C, Y, 128>, grid, 128, 0, s, a, pdl);
+      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128>, grid, 128, 0, s, a);
     else if (threads <= 256)
-      return launch_pdl(pdl, add_chunked_kernel<T, W, R, C, Y, 256>, grid, 256, 0, s, a, pdl);
+      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256>, grid, 256, 0, s, a);
     else
-      return launch_pdl(pdl, add_chunked_kernel<T, W, R, C, Y, 512>, grid, 512, 0, s, a, pdl);
+      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512>, grid, 512, 0, s, a);
   });
 }
 

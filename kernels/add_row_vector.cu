@@ -154,9 +154,7 @@ template <class T, class W, class R, Convention C, class Y, int G>
 cudaError_t launch_groups(const AddArgs& a, cudaStream_t s) {
   constexpr std::int64_t kRows = kSmallBlock / G;
   const std::int64_t blocks = (a.M + kRows - 1) / kRows;
-  const bool pdl = pdl_for_rows(blocks);  // a few rows a block (see pdl_begin)
-  return launch_pdl(pdl, add_row_vector_kernel<T, W, R, C, Y, G>, static_cast<unsigned>(blocks), kSmallBlock, 0, s, a,
-                    pdl);
+  return launch_per_rows(add_row_vector_kernel<T, W, R, C, Y, G>, static_cast<unsigned>(blocks), kSmallBlock, 0, s, a);
 }
 
 }  // namespace
@@ -181,9 +179,8 @@ cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s) {
     if (nv <= 32 * kVpt) return launch_groups<T, W, R, C, Y, 32>(a, s);
     const std::int64_t group = ((nv + kVpt - 1) / kVpt + 31) / 32 * 32;
     if (group > kMaxThreads) return cudaErrorInvalidConfiguration;
-    const bool pdl = pdl_for_rows(a.M);  // a block per row (see pdl_begin)
-    return launch_pdl(pdl, add_row_vector_kernel<T, W, R, C, Y, 0>, static_cast<unsigned>(a.M),
-                      static_cast<unsigned>(group), 0, s, a, pdl);
+    return launch_per_rows(add_row_vector_kernel<T, W, R, C, Y, 0>, static_cast<unsigned>(a.M),
+                           static_cast<unsigned>(group), 0, s, a);
   });
 }
 

@@ -229,7 +229,7 @@ constexpr auto with_plan = [](const BwdArgs& a, auto&& f) -> cudaError_t {
 std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a) { return planned_workspace_bytes(a, with_plan); }
 
 cudaError_t launch_bwd_chunked(const BwdArgs& a, cudaStream_t s) {
-  return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part) {
+  return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part, void*) {
     const std::int64_t blocks = plan.P * plan.slices;
     launch_pdl(true, plan.kernel, static_cast<unsigned>(blocks), plan.threads, plan.smem, s, a, part, plan.P, plan.slices,
                plan.slice_cols);

@@ -318,10 +318,10 @@ std::size_t planned_workspace_bytes(const BwdArgs& a, const WithPlan& with_plan)
 }
 
 // a's launch: the caller's workspace checked against the plan's partial rows, then
-// launch_rows(plan, part) where there are rows (P > 0: the row kernel, its partials into
-// part = the workspace), then dw's column sum of the P partials, unless launch_rows says
-// (returns true) that its kernel wrote dw itself (a single partial row: one launch, not two,
-// which is what decode, M = 1, pays). Returns the launch error.
+// launch_rows(plan, part, dw_direct) where there are rows (P > 0: the row kernel, its
+// partials into part = the workspace), then dw's column sum of the P partials. With a single
+// partial row (P == 1: decode, M = 1) dw_direct is dw, and a kernel that can writes dw itself
+// and returns true: one launch, not two. Returns the launch error.
 template <class WithPlan, class LaunchRows>
 cudaError_t launch_planned(const BwdArgs& a, cudaStream_t s, const WithPlan& with_plan,
                            const LaunchRows& launch_rows) {
@@ -329,7 +329,7 @@ cudaError_t launch_planned(const BwdArgs& a, cudaStream_t s, const WithPlan& wit
     using W = decltype(wt);
     if (!workspace_ok(a, partial_bytes(plan.P, a.H))) return cudaErrorInvalidValue;
     float* part = static_cast<float*>(a.workspace);
-    const bool dw_written = plan.P > 0 && launch_rows(plan, part);
+    const bool dw_written = plan.P > 0 && launch_rows(plan, part, plan.P == 1 ? a.dw : nullptr);
     if (!dw_written) launch_dw_column_sum<W>(part, plan.P, a.H, a.dw, s);
     return cudaGetLastError();
   });

@@ -30,8 +30,9 @@
 // registers (no spills but 24 B for fp32 w with ds_out), within the 128 of a 512-thread
 // block, one block an SM. An fp32 x (fp32 bwd, or add-bwd with an fp32 residual) doubles
 // x's and ds_out's share, so its limit is half: 8192 (for 16-bit dy, at 2 chunks of 8).
-// Past 8192 (16-bit) / 4096 (fp32) rows in flight per SM drop to one or two and chunked
-// may be faster: auto's table is to be measured.
+// Past 8192 (16-bit) / 4096 (fp32) rows in flight per SM drop to one or two: bf16 H=16384
+// runs at 66.7% of copy, where `staged` (below: the same ownership, rows streamed through a
+// shared-memory ring) runs at 78.1% and is auto's pick (docs/perf-notes.md runs 17-19).
 //
 // Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
 // zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
@@ -379,21 +380,19 @@ std::int64_t bwd_row_vector_max_H(DType x) {
 std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) { return planned_workspace_bytes(a, with_plan); }
 
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s) {
-  return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part) {
-    const bool one = plan.P == 1;  // one block: its partial is dw (write_partials)
-    launch_pdl(true, plan.kernel, static_cast<unsigned>(plan.P), plan.threads, 0, s, a, part, one ? a.dw : nullptr);
-    return one;
+  return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part, void* dw_direct) {
+    launch_pdl(true, plan.kernel, static_cast<unsigned>(plan.P), plan.threads, 0, s, a, part, dw_direct);
+    return dw_direct != nullptr;  // OwnedColumns::write_partials wrote dw
   });
 }
 
 std::size_t bwd_staged_workspace_bytes(const BwdArgs& a) { return planned_workspace_bytes(a, with_staged_plan); }
 
 cudaError_t launch_bwd_staged(const BwdArgs& a, cudaStream_t s) {
-  return launch_planned(a, s, with_staged_plan, [&](const StagedPlan& plan, float* part) {
-    const bool one = plan.P == 1;
+  return launch_planned(a, s, with_staged_plan, [&](const StagedPlan& plan, float* part, void* dw_direct) {
     launch_pdl(true, plan.kernel, static_cast<unsigned>(plan.P), plan.threads, plan.ring.bytes(), s, a, part,
-               one ? a.dw : nullptr, plan.ring);
-    return one;
+               dw_direct, plan.ring);
+    return dw_direct != nullptr;
   });
 }
 

@@ -251,10 +251,6 @@ std::int64_t resident_blocks(Kernel* kernel, int threads, std::size_t smem) {
 // SMs of the current device (0 if the runtime cannot say). Cached.
 int sm_count();
 
-// Whether a grid of `blocks` blocks, one row (or a few) each, is launched with PDL: while
-// it fits one wave of the device's SMs (see pdl_begin).
-inline bool pdl_for_rows(std::int64_t blocks) { return blocks <= sm_count(); }
-
 // Lets `kernel` take up to the device's opt-in maximum of dynamic shared memory a block (once
 // per kernel and device; needed before a launch or an occupancy query above 48 KB). Returns
 // that maximum in bytes, 0 on failure.
@@ -294,11 +290,12 @@ __device__ __forceinline__ float segmented_block_sum(float v, float* scratch, in
 // same with this one. For back-to-back kernels (decode: a graph of launches at M = 1) this
 // hides the launch latency; for a kernel after a plain launch (or with none before it) the
 // wait returns at once. No effect on what a kernel computes.
-// Persistent grids always take it. Grids of a block per row take it only while they fit one
-// wave (pdl_for_rows): at M=16384 and H <= 1024 those kernels (16384 blocks of 64-128
-// threads, each a few hundred ns) measured 9-37% below the baseline of 2026-11-29 with it
-// (docs/perf-notes.md run 19), so they pass the flag on to the kernel, which then skips
-// pdl_begin too.
+// Persistent grids always take it (launch_pdl(true, ...)). Grids of a block (or a few rows)
+// per row-group take it only while they fit one wave of the SMs (launch_per_rows): at M=16384
+// and H <= 1024 those kernels (16384 blocks of 64-128 threads, each a few hundred ns) ran
+// 9-37% below the baseline of 2026-11-29 with it on every launch; whether PDL or the issue-10
+// epilogue caused that is not measured (docs/perf-notes.md run 19). Such a kernel takes the
+// flag as its last parameter and skips pdl_begin without it.
 __device__ __forceinline__ void pdl_begin() {
   asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -320,6 +317,16 @@ cudaError_t launch_pdl(bool pdl, void (*kernel)(Params...), dim3 grid, dim3 bloc
   cfg.attrs = attr;
   cfg.numAttrs = pdl ? 1 : 0;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+}
+
+// A grid of a block per row (or per few rows): launch_pdl with the flag decided once, by
+// whether the grid fits one wave, and passed on to the kernel as its last argument (the
+// kernel calls pdl_begin only with it).
+template <class... Params, class... Args>
+cudaError_t launch_per_rows(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem, cudaStream_t s,
+                            Args&&... args) {
+  const bool pdl = static_cast<std::int64_t>(grid) <= sm_count();
+  return launch_pdl(pdl, kernel, grid, block, smem, s, std::forward<Args>(args)..., pdl);
 }
 
 // ---- asynchronous copies into shared memory (cp.async, sm_80+) -----------------------------

@@ -4,7 +4,8 @@
 // without spilling. Rows of 32 KB and more (as long as one fits a block's shared memory) go
 // through shared memory instead: the first pass copies the row there by cp.async, every
 // vector of a thread in flight at once, and the second reads it back (bf16 H=32768: 80.7% ->
-// 95.6% of copy, docs/perf-notes.md run 18). Blocks of ~H/(4 vectors) threads, 64 to 512. On the H200 this L1
+// 95.6% of copy, docs/perf-notes.md run 18). Blocks of ~H/(4 vectors) threads, 64 to 512.
+// On the H200 this L1
 // re-read beats holding the row in registers (row-vector) for fp16/bf16 from H=2K up and
 // for most fp32 H from 1K (docs/perf-notes.md): it holds fewer registers, so more rows
 // are in flight per SM.
@@ -145,20 +146,18 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // Measured (docs/perf-notes.md): the unrolled second pass wins for blocks of <= 256
     // threads, the plain one for larger blocks, where its smaller register footprint fits
     // a third 512-thread block on an SM.
-    const bool pdl = pdl_for_rows(a.M);
-    if (threads <= 256)
-      return launch_pdl(pdl, fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, static_cast<unsigned>(a.M),
-                        static_cast<unsigned>(threads), 0, s, a, pdl);
+    const auto rows = static_cast<unsigned>(a.M);
+    const auto block = static_cast<unsigned>(threads);
+    if (threads <= 256) return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, rows, block, 0, s, a);
     // Rows of kSharedRowMin bytes and more go through shared memory, as long as the row fits
     // a block's: docs/perf-notes.md runs 18-19.
     const std::size_t image = static_cast<std::size_t>(nv) * 16;
     if (image >= kSharedRowMin) {
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
       if (allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image)
-        return launch_pdl(pdl, kernel, static_cast<unsigned>(a.M), static_cast<unsigned>(threads), image, s, a, pdl);
+        return launch_per_rows(kernel, rows, block, image, s, a);
     }
-    return launch_pdl(pdl, fwd_chunked_kernel<T, W, C, Y, Pass2::kPlain>, static_cast<unsigned>(a.M),
-                      static_cast<unsigned>(threads), 0, s, a, pdl);
+    return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kPlain>, rows, block, 0, s, a);
   });
 }
 

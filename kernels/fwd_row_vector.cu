@@ -42,9 +42,7 @@ cudaError_t launch_vpt(const FwdArgs& a, cudaStream_t s, std::int64_t nv, int ro
   if (group * rows > kMaxThreads) return cudaErrorInvalidConfiguration;
   const unsigned blocks = static_cast<unsigned>((a.M + rows - 1) / rows);
   const unsigned threads = static_cast<unsigned>(group * rows);
-  const bool pdl = pdl_for_rows(blocks);  // a block per `rows` rows (see pdl_begin)
-  return launch_pdl(pdl, fwd_row_vector_kernel<T, W, C, Y, VPT>, blocks, threads, 0, s, a, static_cast<int>(group),
-                    pdl);
+  return launch_per_rows(fwd_row_vector_kernel<T, W, C, Y, VPT>, blocks, threads, 0, s, a, static_cast<int>(group));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Resident blocks per device, asked of the runtime once per (device, kernel, block size,
-// shared memory) and remembered: the persistent-grid launchers ask on every launch, and the
-// answer cannot change within a process.
+// What the launchers ask the runtime about the device, asked once and remembered (the
+// persistent-grid and per-row launchers ask on every launch; the answers cannot change
+// within a process): resident blocks per (device, kernel, block size, shared memory), the
+// SM count per device, and each kernel's opt-in to the largest dynamic shared memory.
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -19,9 +20,10 @@ std::int64_t resident_blocks(const void* kernel, int threads, std::size_t smem) 
   const Key key{dev, kernel, threads, smem};
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = known.find(key); it != known.end()) return it->second;
-  int sms = 0, per_sm = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) != cudaSuccess) return 0;
+  const int sms = sm_count();
+  int per_sm = 0;
+  if (sms == 0 || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) != cudaSuccess)
+    return 0;
   return known[key] = static_cast<std::int64_t>(sms) * per_sm;
 }
 

@@ -364,25 +364,24 @@ bool run_epilogue_case(const KernelInfo& k, const EpilogueCase& c, std::int64_t 
   };
   std::unique_ptr<Plan> plan = k.prepare(p, "");
   cudaError_t e = cudaSuccess;
-  if (c.op == Op::fwd) {
-    FwdArgs a = fwd_args_for(p);
+  // The pointers FwdArgs and AddArgs share.
+  const auto bind = [&](auto& a) {
     a.x = at(x, off * xs);
     a.w = at(w, off * xs);
     a.y = at(y, off * ys);
     a.rrms = static_cast<float*>(rrms.get());
     a.scale = static_cast<const float*>(scale.get());
     a.amax = static_cast<float*>(amax.get());
+  };
+  if (c.op == Op::fwd) {
+    FwdArgs a = fwd_args_for(p);
+    bind(a);
     e = plan->launch(a, nullptr);
   } else {
     AddArgs a = add_args_for(p);
-    a.x = at(x, off * xs);
+    bind(a);
     a.r = at(r, off * xs);
-    a.w = at(w, off * xs);
-    a.y = at(y, off * ys);
     a.s = at(sres, off * xs);
-    a.rrms = static_cast<float*>(rrms.get());
-    a.scale = static_cast<const float*>(scale.get());
-    a.amax = static_cast<float*>(amax.get());
     e = plan->launch(a, nullptr);
   }
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
