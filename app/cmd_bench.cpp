@@ -213,8 +213,8 @@ RunContext base_context(const BenchOptions& o) {
   ctx.started_at = now_utc();
   ctx.timing_note = fmt::format(
       "cold samples, L2 flushed by a {} of 2x L2 before each; >= {} samples, stop below {}% noise or after {} s "
-      "per case; CUDA-graph replay for M <= 256",
-      o.flush == "write" ? "memset" : "read", o.min_samples, o.max_noise, o.max_time);
+      "per case; CUDA-graph replay for M <= 256; copy ceiling: cudaMemcpy of {} B each way",
+      o.flush == "write" ? "memset" : "read", o.min_samples, o.max_noise, o.max_time, o.copy_bytes);
   return ctx;
 }
 
@@ -401,6 +401,18 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
              "Device memory a case may take (inputs, outputs, guards, workspace); bytes or with a K/M/G/T suffix "
              "(powers of 1024); a case needing more is a skip",
              "what the device has free");
+  add_parsed(
+      app, "--copy-bytes", o.copy_bytes,
+      [](const std::string& s) {
+        const std::int64_t b = parse_bytes(s);
+        if (b < 1024 * 1024 || b > (std::int64_t{1} << 34) || b % 16 != 0)
+          throw std::invalid_argument("'" + s + "': want a multiple of 16 bytes from 1M to 16G");
+        return b;
+      },
+      "BYTES",
+      "Bytes each way of the copy that sets the ceiling (% of copy); a problem's own size gives the ceiling a "
+      "copy reaches at that size (ramp-up and tail included); bytes or K/M/G suffix",
+      "1G");
   app.add_option("--out", o.out_dir, "Output directory");
   app.add_option("--csv", o.csv, "CSV path")->default_str("OUT/results.csv");
   app.add_option("--md", o.md, "Markdown report path")->default_str("OUT/report.md");
@@ -507,6 +519,7 @@ int run_bench(const BenchOptions& o) {
   cfg.timing.max_time_s = o.max_time;
   cfg.timing.flush = o.flush == "write" ? FlushMode::write : FlushMode::read;
   cfg.max_device_bytes = o.max_device_mem;
+  cfg.copy_bytes = o.copy_bytes;
 
   ctx.gpu = dev.name;
   ctx.cc = dev.cc;

@@ -37,6 +37,7 @@ struct BenchOptions {
   std::vector<int> devices;     // one worker process per device, merged
   std::int64_t max_cases = kDefaultMaxCases;  // refuse a sweep of more cases
   std::int64_t max_device_mem = 0;            // bytes a case may take; 0 = what the device has free
+  std::int64_t copy_bytes = std::int64_t{1} << 30;  // the copy-ceiling run's buffer, each way
   std::string worker_run;       // set by a --devices parent for its workers (hidden option)
   std::string command_line;
   std::vector<std::string> args;  // argv[1..], for the --devices workers

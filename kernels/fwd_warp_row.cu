@@ -1,11 +1,15 @@
 // warp-row: a group of 4-32 lanes of one warp per row, several rows per block, the row held
 // in registers (16-byte vectors, up to 8 per lane). For small H (up to 1K fp32, 2K
 // fp16/bf16), where a block per row would leave most threads idle. The reduction is warp
-// shuffles only: no shared memory, no barrier. Persistent grid; each group prefetches its
-// next row while it reduces and stores the current one.
+// shuffles only: no shared memory, no barrier. A grid of a group per row: each group loads,
+// reduces and stores its one row, and the block scheduler overlaps blocks. (A persistent
+// grid whose groups streamed rows with a next-row prefetch ran 3-11% below it at M=16384 and
+// 65536, H 128-2048: docs/perf-notes.md run 20.)
 // Any H >= 1 in range, any row stride, any base alignment (scalar head/tail peel per row).
 // Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved; y
 // by the convention's epilogue (epilogue.cuh), in x's dtype or fp8 with amax.
+#include <limits>
+
 #include "kernels/launchers.h"
 #include "kernels/row_in_registers.cuh"
 
@@ -16,37 +20,25 @@ constexpr int kThreads = 256;
 constexpr int kMaxVpt = 8;
 
 template <class T, class W, Convention C, class Y, int G, int VPT>
-__global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a) {
-  pdl_begin();
+__global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a, bool pdl) {
+  if (pdl) pdl_begin();
   constexpr int kGroups = kThreads / G;
   constexpr int E = (kVec<T> - 1 + G - 1) / G;  // edge elements per lane and side
   const int rank = threadIdx.x % G;
-  const T* x = static_cast<const T*>(a.x);
-  Y* y = static_cast<Y*>(a.y);
-  const W* w = static_cast<const W*>(a.w);
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kGroups + threadIdx.x / G;
+  // The shuffles take the whole warp: a warp with any row in range runs whole, its rows past
+  // M inactive.
+  if (row - (threadIdx.x % 32) / G >= a.M) return;
+  const bool active = row < a.M;
+  const T* xrow = static_cast<const T*>(a.x) + (active ? row : 0) * a.x_stride;
+  RowSlice<T, VPT, E> slice;
+  slice.load(xrow, a.H, rank, G, active);
+  const float total = group_sum(slice.sumsq(rank, G), G);
   Epilogue<C, T, W, Y> epi(a.scale);
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * kGroups;
-  std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kGroups + threadIdx.x / G;
-  // The warp's first row: every lane of a warp loops the same number of times, since the
-  // shuffles take the whole warp. Rows past M ride along inactive.
-  std::int64_t warp_row = row - (threadIdx.x % 32) / G;
-  if (warp_row >= a.M) return;
-  RowSlice<T, VPT, E> cur, next;
-  cur.load(x + (row < a.M ? row : 0) * a.x_stride, a.H, rank, G, row < a.M);
-  for (;;) {
-    const std::int64_t next_row = row + step;
-    const bool more = warp_row + step < a.M;
-    if (more) next.load(x + (next_row < a.M ? next_row : 0) * a.x_stride, a.H, rank, G, next_row < a.M);
-    const float total = group_sum(cur.sumsq(rank, G), G);
-    if (row < a.M) {
-      const float r = rsqrtf(total / static_cast<float>(a.H) + a.eps);
-      if (a.rrms != nullptr && rank == 0) a.rrms[row] = r;
-      cur.store(epi, w, y + row * a.y_stride, r, a.H, rank, G);
-    }
-    if (!more) break;
-    cur = next;
-    row = next_row;
-    warp_row += step;
+  if (active) {
+    const float r = rsqrtf(total / static_cast<float>(a.H) + a.eps);
+    if (a.rrms != nullptr && rank == 0) a.rrms[row] = r;
+    slice.store(epi, static_cast<const W*>(a.w), static_cast<Y*>(a.y) + row * a.y_stride, r, a.H, rank, G);
   }
   epi.flush(a.amax);
 }
@@ -54,10 +46,10 @@ __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a) {
 template <class T, class W, Convention C, class Y, int G, int VPT>
 cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
   constexpr int kRowsPerBlock = kThreads / G;
-  const auto kernel = fwd_warp_row_kernel<T, W, C, Y, G, VPT>;
-  const int grid = persistent_grid(kernel, kThreads, (a.M + kRowsPerBlock - 1) / kRowsPerBlock);
-  if (grid <= 0) return cudaErrorInvalidConfiguration;
-  return launch_pdl(true, kernel, grid, kThreads, 0, s, a);
+  const std::int64_t blocks = (a.M + kRowsPerBlock - 1) / kRowsPerBlock;
+  if (blocks > std::numeric_limits<int>::max()) return cudaErrorInvalidConfiguration;
+  return launch_per_rows(fwd_warp_row_kernel<T, W, C, Y, G, VPT>, static_cast<unsigned>(blocks), kThreads, 0, s,
+                         a);
 }
 
 }  // namespace

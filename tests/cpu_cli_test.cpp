@@ -118,6 +118,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"max_device_mem_suffix", {"--max-device-mem", "8X"}, {"--max-device-mem", "K, M, G or T"}},
                       BadInput{"max_device_mem_zero", {"--max-device-mem", "0"}, {"--max-device-mem", "from 1"}},
                       BadInput{"max_device_mem_overflow", {"--max-device-mem", "9000000T"}, {"--max-device-mem", "out of range"}},
+                      BadInput{"copy_bytes_small", {"--copy-bytes", "4K"}, {"--copy-bytes", "from 1M to 16G"}},
+                      BadInput{"copy_bytes_unaligned", {"--copy-bytes", "1048577"}, {"--copy-bytes", "multiple of 16"}},
+                      BadInput{"copy_bytes_suffix", {"--copy-bytes", "8X"}, {"--copy-bytes", "K, M, G or T"}},
                       BadInput{"max_cases_zero", {"--max-cases", "0"}, {"--max-cases", "1 to 10000000"}},
                       BadInput{"max_slowdown_nan", {"compare", "/dev/null", "/dev/null", "--max-slowdown", "nan"},
                                {"--max-slowdown", "0 to 1000"}},
@@ -184,7 +187,7 @@ TEST_F(CliTest, HelpShowsEveryDefault) {
   const RunResult r = run_bench({"--help"});
   for (const char* shown : {"--max-cases N=100000", "--seed UINT64=24301", "--max-noise PCT=0.5", "--max-time S=0.1",
                             "--min-samples INT=10", "--out TEXT=results", "--max-device-mem BYTES=what the device has free",
-                            "--device INDEX=0", "--preset TEXT:{bench,validation}=bench"})
+                            "--device INDEX=0", "--copy-bytes BYTES=1G", "--preset TEXT:{bench,validation}=bench"})
     EXPECT_NE(r.output.find(shown), std::string::npos) << shown << "\n" << r.output;
 }
 
