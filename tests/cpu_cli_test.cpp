@@ -311,7 +311,7 @@ TEST_F(CliNoDevice, DevicesRunKeepsEarlierResults) {
 
 TEST_F(CliNoDevice, StaleShardOfAnEarlierRunIsNotMerged) {
   // What an earlier --devices run left in shards/0: a CSV with a row, its context file.
-  put(out_ / "shards" / "0" / "results.csv", slurp(fs::path(RB_SOURCE_DIR) / "reports" / "baselines" / "h200.csv"));
+  put(out_ / "shards" / "0" / "results.csv", slurp(fs::path(RB_SOURCE_DIR) / "reports" / "baselines" / "h200-2026-11-29.csv"));
   put(out_ / "shards" / "0" / "worker-context.txt",
       "format=rmsnorm-bench-worker-context/1\nrun_id=an-earlier-run\nrows=1428\ngpu=NVIDIA H200\n");
   const RunResult r =

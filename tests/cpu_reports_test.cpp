@@ -606,7 +606,7 @@ TEST(Baseline, CommittedH200BaselineLoads) {
   std::set<std::string> keys;
   for (const Record& r : rows) {
     EXPECT_EQ(r.schema, kSchema);
-    EXPECT_TRUE(r.provider.empty()) << case_label(r);
+    EXPECT_EQ(r.provider, "builtin") << case_label(r);  // the built-in kernels' sweep
     EXPECT_TRUE(r.provider_version.empty()) << case_label(r);
     EXPECT_EQ(r.gpu, "NVIDIA H200");
     keys.insert(case_key(r));
@@ -869,7 +869,8 @@ TEST(ReaderDomain, DerivedColumnsTolerateShortRounding) {
 }
 
 TEST(ReaderDomain, CommittedReportsLoad) {
-  for (const char* file : {"reports/baselines/h200.csv", "reports/vendor/h200-headline.csv",
+  for (const char* file : {"reports/baselines/h200.csv", "reports/baselines/h200-2026-11-29.csv",
+                           "reports/baselines/h200-2026-11-30-partial.csv", "reports/vendor/h200-headline.csv",
                            "reports/vendor/h200-cudnn-engines.csv"}) {
     SCOPED_TRACE(file);
     EXPECT_FALSE(read_csv(std::string(RB_SOURCE_DIR) + "/" + file).empty());
