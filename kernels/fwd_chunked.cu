@@ -26,15 +26,26 @@ constexpr std::size_t kSharedRowMin = 32 * 1024;  // row bytes from which Pass2:
 // kUnroll vectors at a time (both from L1, where the first pass left the row), kShared from
 // shared memory, where the first pass put it with cp.async (every vector of the thread in
 // flight at once, and no L1 eviction between the passes: for rows of 32 KB and more).
-enum class Pass2 { kPlain, kUnrolled, kShared };
+// kHybrid: kShared with each thread's first kKeep vectors held in registers instead, for
+// rows whose whole image would leave room for one block an SM only: the shared part is then
+// small enough for two, which overlap one block's loads with the other's stores (a 128 KB
+// bf16 row: docs/perf-notes.md runs 21-22).
+enum class Pass2 { kPlain, kUnrolled, kShared, kHybrid };
+#ifndef RB_CHUNKED_KEEP
+#define RB_CHUNKED_KEEP 8
+#endif
+constexpr int kKeep = RB_CHUNKED_KEEP > 0 ? RB_CHUNKED_KEEP : 8;  // kHybrid: vectors a thread keeps in registers
 
 template <class T, class W, Convention C, class Y, Pass2 kPass2>
-__global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a, bool pdl) {
+__global__ void __launch_bounds__(kMaxThreads, kPass2 == Pass2::kHybrid ? 2 : 1)
+    fwd_chunked_kernel(FwdArgs a, bool pdl) {
   if (pdl) pdl_begin();
   const int nthreads = blockDim.x;
   constexpr int V = kVec<T>;
   __shared__ float scratch[32];
-  extern __shared__ uint4 row_image[];  // kShared: the row's body, vector i at row_image[i]
+  // kShared: the row's body, vector i at row_image[i]; kHybrid: vector i at
+  // row_image[i - kept], past the vectors the threads keep in registers.
+  extern __shared__ uint4 row_image[];
   const std::int64_t row = blockIdx.x;
   const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
   const W* w = static_cast<const W*>(a.w);
@@ -45,6 +56,35 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a, boo
   const std::int64_t body_end = head + nvec * V;
   const uint4* xv = reinterpret_cast<const uint4*>(x + head);
   float sumsq = 0.f;
+  constexpr int kRegs = kPass2 == Pass2::kHybrid ? kKeep : 1;
+  uint4 keep[kRegs];
+  const std::int64_t kept = kPass2 == Pass2::kHybrid ? static_cast<std::int64_t>(kKeep) * nthreads : 0;
+  if constexpr (kPass2 == Pass2::kHybrid) {
+    // The kept vectors' loads and the rest's copies all in flight, then summed.
+#pragma unroll
+    for (int j = 0; j < kKeep; ++j) {
+      const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
+      if (i < nvec) keep[j] = xv[i];
+    }
+    for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads) cp_async16(row_image + (i - kept), xv + i);
+    cp_async_commit();
+#pragma unroll
+    for (int j = 0; j < kKeep; ++j) {
+      if (threadIdx.x + static_cast<std::int64_t>(j) * nthreads < nvec) {
+        float f[V];
+        unpack<T>(keep[j], f);
+#pragma unroll
+        for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+      }
+    }
+    cp_async_wait(0);
+    for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads) {
+      float f[V];
+      unpack<T>(row_image[i - kept], f);
+#pragma unroll
+      for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+    }
+  }
   if constexpr (kPass2 == Pass2::kShared) {
     // Each thread copies, then reads back, only its own vectors: no barrier needed.
     for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) cp_async16(row_image + i, xv + i);
@@ -57,7 +97,8 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a, boo
       for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
     }
   }
-  for (std::int64_t base = threadIdx.x; kPass2 != Pass2::kShared && base < nvec;
+  constexpr bool kImaged = kPass2 == Pass2::kShared || kPass2 == Pass2::kHybrid;
+  for (std::int64_t base = threadIdx.x; !kImaged && base < nvec;
        base += static_cast<std::int64_t>(kUnroll) * nthreads) {
     uint4 v[kUnroll];
 #pragma unroll
@@ -86,15 +127,24 @@ __global__ void __launch_bounds__(kMaxThreads) fwd_chunked_kernel(FwdArgs a, boo
   // which holds fewer registers (more blocks per SM for 512-thread blocks). Weights load at
   // any phase of the row (load_weights_raw_any: aligned, shifted or, at a row's ends, scalar).
   const bool unrolled = kPass2 == Pass2::kUnrolled;
-  if (!unrolled) {
-    for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
-      float f[V], wf[V];
-      unpack<T>(kPass2 == Pass2::kShared ? row_image[i] : xv[i], f);
-      load_weights_any<W, V>(w + head + i * V, w, w + H, wf);
+  const auto put = [&](std::int64_t i, const uint4& raw) {  // y's body vector i from x's
+    float f[V], wf[V];
+    unpack<T>(raw, f);
+    load_weights_any<W, V>(w + head + i * V, w, w + H, wf);
 #pragma unroll
-      for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
-      epi.store_vec(y + head + i * V, f);
+    for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
+    epi.store_vec(y + head + i * V, f);
+  };
+  if constexpr (kPass2 == Pass2::kHybrid) {
+#pragma unroll
+    for (int j = 0; j < kKeep; ++j) {
+      const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
+      if (i < nvec) put(i, keep[j]);
     }
+  }
+  if (!unrolled) {
+    for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads)
+      put(i, kImaged ? row_image[i - kept] : xv[i]);
   }
   for (std::int64_t base = threadIdx.x; unrolled && base < nvec; base += static_cast<std::int64_t>(kUnroll) * nthreads) {
     uint4 v[kUnroll];
@@ -154,8 +204,19 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     const std::size_t image = static_cast<std::size_t>(nv) * 16;
     if (image >= kSharedRowMin) {
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
-      if (allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image)
-        return launch_per_rows(kernel, rows, block, image, s, a);
+      const bool fits = allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image;
+      // Where the whole image leaves room for one block an SM and the hybrid's part for
+      // two, the hybrid: docs/perf-notes.md run 22.
+      const std::int64_t sms = sm_count();
+      const std::int64_t kept = static_cast<std::int64_t>(kKeep) * threads;
+      if (RB_CHUNKED_KEEP > 0 && threads == kMaxThreads && nv > kept && (!fits || resident_blocks(kernel, static_cast<int>(threads), image) < 2 * sms)) {
+        const auto hybrid = fwd_chunked_kernel<T, W, C, Y, Pass2::kHybrid>;
+        const std::size_t part = static_cast<std::size_t>(nv - kept) * 16;
+        if (allow_max_dynamic_smem(reinterpret_cast<const void*>(hybrid)) >= part &&
+            resident_blocks(hybrid, static_cast<int>(threads), part) >= 2 * sms)
+          return launch_per_rows(hybrid, rows, block, part, s, a);
+      }
+      if (fits) return launch_per_rows(kernel, rows, block, image, s, a);
     }
     return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kPlain>, rows, block, 0, s, a);
   });
