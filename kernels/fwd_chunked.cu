@@ -4,7 +4,9 @@
 // without spilling. Rows of 32 KB and more (as long as one fits a block's shared memory) go
 // through shared memory instead: the first pass copies the row there by cp.async, every
 // vector of a thread in flight at once, and the second reads it back (bf16 H=32768: 80.7% ->
-// 95.6% of copy, docs/perf-notes.md run 18). Blocks of ~H/(4 vectors) threads, 64 to 512.
+// 95.6% of copy, docs/perf-notes.md run 18). Rows whose image fits one block an SM at most
+// (bf16 past ~57K) keep a part in registers so that two fit, while the rows are few (run 22:
+// bf16 M=1024 H=65536 67 -> 78%). Blocks of ~H/(4 vectors) threads, 64 to 512.
 // On the H200 this L1
 // re-read beats holding the row in registers (row-vector) for fp16/bf16 from H=2K up and
 // for most fp32 H from 1K (docs/perf-notes.md): it holds fewer registers, so more rows
@@ -31,10 +33,13 @@ constexpr std::size_t kSharedRowMin = 32 * 1024;  // row bytes from which Pass2:
 // small enough for two, which overlap one block's loads with the other's stores (a 128 KB
 // bf16 row: docs/perf-notes.md runs 21-22).
 enum class Pass2 { kPlain, kUnrolled, kShared, kHybrid };
-#ifndef RB_CHUNKED_KEEP
-#define RB_CHUNKED_KEEP 8
-#endif
-constexpr int kKeep = RB_CHUNKED_KEEP > 0 ? RB_CHUNKED_KEEP : 8;  // kHybrid: vectors a thread keeps in registers
+// kHybrid: vectors a thread keeps in registers (6 measured within 2 points of 8 either way:
+// docs/perf-notes.md run 22).
+constexpr int kKeep = 8;
+// kHybrid runs only while the rows are few enough that the SMs go through their waves in
+// step (M <= this many per SM): at M=1024 on 132 SMs it gained 5-11 points of copy in every
+// dtype, at M=4096 it lost 3 in fp16 and fp32 (and gained 7 in bf16), run 22.
+constexpr std::int64_t kHybridRowsPerSm = 16;
 
 template <class T, class W, Convention C, class Y, Pass2 kPass2>
 __global__ void __launch_bounds__(kMaxThreads, kPass2 == Pass2::kHybrid ? 2 : 1)
@@ -206,10 +211,10 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
       const bool fits = allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image;
       // Where the whole image leaves room for one block an SM and the hybrid's part for
-      // two, the hybrid: docs/perf-notes.md run 22.
+      // two, and the rows are few, the hybrid: docs/perf-notes.md run 22.
       const std::int64_t sms = sm_count();
       const std::int64_t kept = static_cast<std::int64_t>(kKeep) * threads;
-      if (RB_CHUNKED_KEEP > 0 && threads == kMaxThreads && nv > kept && (!fits || resident_blocks(kernel, static_cast<int>(threads), image) < 2 * sms)) {
+      if (a.M <= kHybridRowsPerSm * sms && threads == kMaxThreads && nv > kept && (!fits || resident_blocks(kernel, static_cast<int>(threads), image) < 2 * sms)) {
         const auto hybrid = fwd_chunked_kernel<T, W, C, Y, Pass2::kHybrid>;
         const std::size_t part = static_cast<std::size_t>(nv - kept) * 16;
         if (allow_max_dynamic_smem(reinterpret_cast<const void*>(hybrid)) >= part &&
