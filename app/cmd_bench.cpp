@@ -212,8 +212,8 @@ RunContext base_context(const BenchOptions& o) {
   ctx.command_line = o.command_line;
   ctx.started_at = now_utc();
   ctx.timing_note = fmt::format(
-      "cold samples, L2 flushed by a {} of 2x L2 before each; >= {} samples, stop below {}% noise or after {} s "
-      "per case; CUDA-graph replay for M <= 256; copy ceiling: cudaMemcpy of {} B each way",
+      "cold samples, L2 flushed by a {} of 2x L2 before each; >= {} samples, stop below {}% noise or "
+      "after {} s per case; CUDA-graph replay for M <= 256; copy ceiling: cudaMemcpy of {} B each way",
       o.flush == "write" ? "memset" : "read", o.min_samples, o.max_noise, o.max_time, o.copy_bytes);
   return ctx;
 }
@@ -410,8 +410,8 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
         return b;
       },
       "BYTES",
-      "Bytes each way of the copy that sets the ceiling (% of copy); a problem's own size gives the ceiling a "
-      "copy reaches at that size (ramp-up and tail included); bytes or K/M/G suffix",
+      "Bytes each way of the copy that sets the ceiling (% of copy); a problem's own size gives the "
+      "ceiling a copy reaches at that size (ramp-up and tail included); bytes or K/M/G suffix",
       "1G");
   app.add_option("--out", o.out_dir, "Output directory");
   app.add_option("--csv", o.csv, "CSV path")->default_str("OUT/results.csv");

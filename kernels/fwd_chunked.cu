@@ -71,7 +71,8 @@ __global__ void __launch_bounds__(kMaxThreads, kPass2 == Pass2::kHybrid ? 2 : 1)
       const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
       if (i < nvec) keep[j] = xv[i];
     }
-    for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads) cp_async16(row_image + (i - kept), xv + i);
+    for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads)
+      cp_async16(row_image + (i - kept), xv + i);
     cp_async_commit();
 #pragma unroll
     for (int j = 0; j < kKeep; ++j) {
@@ -214,7 +215,8 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
       // two, and the rows are few, the hybrid: docs/perf-notes.md run 22.
       const std::int64_t sms = sm_count();
       const std::int64_t kept = static_cast<std::int64_t>(kKeep) * threads;
-      if (a.M <= kHybridRowsPerSm * sms && threads == kMaxThreads && nv > kept && (!fits || resident_blocks(kernel, static_cast<int>(threads), image) < 2 * sms)) {
+      const bool one_block = !fits || resident_blocks(kernel, static_cast<int>(threads), image) < 2 * sms;
+      if (a.M <= kHybridRowsPerSm * sms && threads == kMaxThreads && nv > kept && one_block) {
         const auto hybrid = fwd_chunked_kernel<T, W, C, Y, Pass2::kHybrid>;
         const std::size_t part = static_cast<std::size_t>(nv - kept) * 16;
         if (allow_max_dynamic_smem(reinterpret_cast<const void*>(hybrid)) >= part &&

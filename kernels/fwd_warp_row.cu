@@ -48,8 +48,8 @@ cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
   constexpr int kRowsPerBlock = kThreads / G;
   const std::int64_t blocks = (a.M + kRowsPerBlock - 1) / kRowsPerBlock;
   if (blocks > std::numeric_limits<int>::max()) return cudaErrorInvalidConfiguration;
-  return launch_per_rows(fwd_warp_row_kernel<T, W, C, Y, G, VPT>, static_cast<unsigned>(blocks), kThreads, 0, s,
-                         a);
+  return launch_per_rows(fwd_warp_row_kernel<T, W, C, Y, G, VPT>, static_cast<unsigned>(blocks), kThreads, 0,
+                         s, a);
 }
 
 }  // namespace
