@@ -61,13 +61,16 @@ __global__ void __launch_bounds__(kMaxThreads, kPass2 == Pass2::kHybrid ? 2 : 1)
   const std::int64_t body_end = head + nvec * V;
   const uint4* xv = reinterpret_cast<const uint4*>(x + head);
   float sumsq = 0.f;
-  constexpr int kRegs = kPass2 == Pass2::kHybrid ? kKeep : 1;
-  uint4 keep[kRegs];
-  const std::int64_t kept = kPass2 == Pass2::kHybrid ? static_cast<std::int64_t>(kKeep) * nthreads : 0;
-  if constexpr (kPass2 == Pass2::kHybrid) {
-    // The kept vectors' loads and the rest's copies all in flight, then summed.
+  // kShared is kHybrid keeping no vector: the image starts at the row's first vector.
+  constexpr bool kImaged = kPass2 == Pass2::kShared || kPass2 == Pass2::kHybrid;
+  constexpr int kRegs = kPass2 == Pass2::kHybrid ? kKeep : 0;
+  uint4 keep[kRegs > 0 ? kRegs : 1];
+  const std::int64_t kept = static_cast<std::int64_t>(kRegs) * nthreads;
+  if constexpr (kImaged) {
+    // Each thread loads, copies and reads back only its own vectors (no barrier needed); the
+    // kept vectors' loads and the rest's copies are all in flight before the first sum.
 #pragma unroll
-    for (int j = 0; j < kKeep; ++j) {
+    for (int j = 0; j < kRegs; ++j) {
       const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
       if (i < nvec) keep[j] = xv[i];
     }
@@ -75,7 +78,7 @@ __global__ void __launch_bounds__(kMaxThreads, kPass2 == Pass2::kHybrid ? 2 : 1)
       cp_async16(row_image + (i - kept), xv + i);
     cp_async_commit();
 #pragma unroll
-    for (int j = 0; j < kKeep; ++j) {
+    for (int j = 0; j < kRegs; ++j) {
       if (threadIdx.x + static_cast<std::int64_t>(j) * nthreads < nvec) {
         float f[V];
         unpack<T>(keep[j], f);
@@ -91,19 +94,6 @@ __global__ void __launch_bounds__(kMaxThreads, kPass2 == Pass2::kHybrid ? 2 : 1)
       for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
     }
   }
-  if constexpr (kPass2 == Pass2::kShared) {
-    // Each thread copies, then reads back, only its own vectors: no barrier needed.
-    for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) cp_async16(row_image + i, xv + i);
-    cp_async_commit();
-    cp_async_wait(0);
-    for (std::int64_t i = threadIdx.x; i < nvec; i += nthreads) {
-      float f[V];
-      unpack<T>(row_image[i], f);
-#pragma unroll
-      for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
-    }
-  }
-  constexpr bool kImaged = kPass2 == Pass2::kShared || kPass2 == Pass2::kHybrid;
   for (std::int64_t base = threadIdx.x; !kImaged && base < nvec;
        base += static_cast<std::int64_t>(kUnroll) * nthreads) {
     uint4 v[kUnroll];
@@ -141,12 +131,10 @@ __global__ void __launch_bounds__(kMaxThreads, kPass2 == Pass2::kHybrid ? 2 : 1)
     for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
     epi.store_vec(y + head + i * V, f);
   };
-  if constexpr (kPass2 == Pass2::kHybrid) {
 #pragma unroll
-    for (int j = 0; j < kKeep; ++j) {
-      const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
-      if (i < nvec) put(i, keep[j]);
-    }
+  for (int j = 0; j < kRegs; ++j) {
+    const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
+    if (i < nvec) put(i, keep[j]);
   }
   if (!unrolled) {
     for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads)
@@ -212,11 +200,12 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
       const bool fits = allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image;
       // Where the whole image leaves room for one block an SM and the hybrid's part for
-      // two, and the rows are few, the hybrid: docs/perf-notes.md run 22.
+      // two, and the rows are few, the hybrid: docs/perf-notes.md run 22. (A row longer than
+      // the kept vectors has 512-thread blocks: fewer threads hold 4 vectors each or less.)
       const std::int64_t sms = sm_count();
       const std::int64_t kept = static_cast<std::int64_t>(kKeep) * threads;
-      const bool one_block = !fits || resident_blocks(kernel, static_cast<int>(threads), image) < 2 * sms;
-      if (a.M <= kHybridRowsPerSm * sms && threads == kMaxThreads && nv > kept && one_block) {
+      if (a.M <= kHybridRowsPerSm * sms && nv > kept &&
+          (!fits || resident_blocks(kernel, static_cast<int>(threads), image) < 2 * sms)) {
         const auto hybrid = fwd_chunked_kernel<T, W, C, Y, Pass2::kHybrid>;
         const std::size_t part = static_cast<std::size_t>(nv - kept) * 16;
         if (allow_max_dynamic_smem(reinterpret_cast<const void*>(hybrid)) >= part &&
