@@ -17,11 +17,9 @@ Strategy auto_pick_bwd(const Problem& p) {
   const bool rows_aligned = (p.H * static_cast<std::int64_t>(dtype_size(p.x))) % 16 == 0 &&
                             (p.H * static_cast<std::int64_t>(dtype_size(x))) % 16 == 0;
   if (p.H > bwd_row_vector_max_H(x) || !rows_aligned) return Strategy::chunked;
-  // Past 8192 in 16-bit, row-vector runs one 512-thread block an SM with nothing in flight
-  // while it reduces; staged keeps 2 rows in flight ahead: bwd bf16 M=16384 H=16384 78.2%
-  // against 66.6% (H200, 2026-11-30, perf-notes run 17). Not add-bwd, where row-vector still
-  // led there (76.9% against 66.2%).
-  if (p.op == Op::bwd && x != DType::f32 && p.H > 8192) return Strategy::staged;
+  // staged (rows streamed through a shared-memory ring) led past 8192 in 16-bit until
+  // row-vector's backward loaded the next row ahead: bwd bf16 M=16384 H=16384 row-vector
+  // 88.9% of copy against staged's 77.0% (H200, 2026-12-01, perf-notes run 23).
   return Strategy::row_vector;
 }
 

@@ -14,6 +14,15 @@
 // ceil(chunks / NCH) threads rounded up to whole warps, at most 512. bf16/fp16 bwd (w too) at
 // H <= 8192 runs NCH = 2 at 64 registers (ptxas -v, no spills): 4 blocks of 256 threads an
 // SM at H = 4096, 2 of 512 at H = 8192.
+// A row passes one block-wide barrier (its sum, block_sum_alternating): the scratch of
+// consecutive rows alternates, so no second barrier guards it (add-bwd bf16 M=16384: H=8192
+// 83.7 -> 90.1% of copy, H=16384 77.4 -> 89.3; docs/perf-notes.md run 23).
+// kPf (bwd only, H > kPrefetchMinH): the next row's x and dy are loaded into registers before
+// this row's sum, so they are in flight through its barrier, dx and stores (93 registers for
+// bf16 at NCH = 2: 2 blocks of 256 an SM at H = 4096, the same rows in flight as 4 without,
+// and no SM empties its memory pipe at a barrier). bwd bf16 M=16384: H=4096 80.4 -> 85.0,
+// H=8192 78.7 -> 86.5, H=16384 66.2 -> 88.9; at H <= 2048 and M=4096 it lost 4-15% (fewer
+// warps for rows of a few µs), and in add-bwd 15-30% (ds_out's registers on top: run 23).
 //
 // Any H up to bwd_row_vector_max_H, any row strides, any base alignment. Chunk starts are
 // multiples of N, so a chunk's vector alignment is its row's: a row whose bases are all
@@ -31,8 +40,8 @@
 // block, one block an SM. An fp32 x (fp32 bwd, or add-bwd with an fp32 residual) doubles
 // x's and ds_out's share, so its limit is half: 8192 (for 16-bit dy, at 2 chunks of 8).
 // Past 8192 (16-bit) / 4096 (fp32) rows in flight per SM drop to one or two: bf16 H=16384
-// runs at 66.7% of copy, where `staged` (below: the same ownership, rows streamed through a
-// shared-memory ring) runs at 78.1% and is auto's pick (docs/perf-notes.md runs 17-19).
+// ran at 66.7% of copy, where `staged` (below: the same ownership, rows streamed through a
+// shared-memory ring) runs at 78.1% (docs/perf-notes.md runs 17-19); with kPf, 88.9 (run 23).
 //
 // Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
 // zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
@@ -49,8 +58,9 @@ constexpr int kMaxThreads = 512;
 // Registers of data a thread holds (x, dy, ds_out raw, w raw, dw fp32). Up to 40, the
 // kernel fits 64 registers (2 blocks of 512 threads) without spills; past that it spills
 // at 64, so it is left up to 128 (ptxas -v).
-template <class X, class G, class W, int NCH, bool kDs>
+template <class X, class G, class W, int NCH, bool kDs, bool kPf>
 constexpr int min_blocks() {
+  if (kPf) return 1;  // two rows' x and dy: left to ptxas up to 128 registers
   constexpr int N = kVec<G>;
   constexpr int data = NCH * N *
                            ((kDs ? 2 : 1) * static_cast<int>(sizeof(X)) + static_cast<int>(sizeof(G)) +
@@ -60,23 +70,38 @@ constexpr int min_blocks() {
   return data <= 40 ? 2 : 1;
 }
 
-template <class X, class G, class W, Convention C, int NCH, bool kDs>
-__global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs>()))
+// Rows from which the backward (not add-bwd) prefetches the next row (kPf): measured at 2048
+// (a loss at M=4096) and 4096 (a gain at every M), run 23.
+constexpr std::int64_t kPrefetchMinH = 2048;
+
+template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf>
+__global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf>()))
     bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct) {
   pdl_begin();
   constexpr int N = kVec<G>;
   constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
-  __shared__ float scratch[32];
+  static_assert(!(kPf && kDs), "add-bwd does not prefetch");
+  __shared__ float scratch[64];  // two halves: block_sum_alternating
   OwnedColumns<W, N, NCH> own(a);
-
-  for (std::int64_t row = blockIdx.x; row < a.M; row += gridDim.x) {
-    const X* xrow = static_cast<const X*>(a.x) + row * a.x_stride + own.c0;
-    const G* grow = static_cast<const G*>(a.dy) + row * a.dy_stride + own.c0;
-    uint4 xr[NCH][XV], gr[NCH][GV], dsr[kDs ? NCH : 1][XV];
+  uint4 xr[NCH][XV], gr[NCH][GV];  // this row's x and dy
+  const auto load_row = [&](std::int64_t rw, uint4 (&xo)[NCH][XV], uint4 (&go)[NCH][GV]) {
+    const X* xrow = static_cast<const X*>(a.x) + rw * a.x_stride + own.c0;
+    const G* grow = static_cast<const G*>(a.dy) + rw * a.dy_stride + own.c0;
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
-      load_cols<X, N, Ld::stream>(xrow + i * own.step, own.valid(i), xr[i]);
-      load_cols<G, N, Ld::stream>(grow + i * own.step, own.valid(i), gr[i]);
+      load_cols<X, N, Ld::stream>(xrow + i * own.step, own.valid(i), xo[i]);
+      load_cols<G, N, Ld::stream>(grow + i * own.step, own.valid(i), go[i]);
+    }
+  };
+  if (kPf && blockIdx.x < a.M) load_row(blockIdx.x, xr, gr);
+  int parity = 0;
+
+  for (std::int64_t row = blockIdx.x; row < a.M; row += gridDim.x, parity ^= 1) {
+    uint4 xn[kPf ? NCH : 1][XV], gn[kPf ? NCH : 1][GV], dsr[kDs ? NCH : 1][XV];  // next row's; ds_out
+    if constexpr (kPf) {
+      if (row + gridDim.x < a.M) load_row(row + gridDim.x, xn, gn);
+    } else {
+      load_row(row, xr, gr);
     }
     if constexpr (kDs) {
       const X* dsrow = static_cast<const X*>(a.ds_out) + row * a.ds_stride + own.c0;
@@ -93,7 +118,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs>())
       cols_to_f32<G, N>(gr[i], gf);
       own.template add_to_S<C>(i, xf, gf, s);
     }
-    const float S = block_sum(s, scratch);
+    const float S = block_sum_alternating(s, scratch, parity);
     const float corr = r * r * r * own.inv_H * S;
     const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < M < 2^62
 
@@ -114,6 +139,15 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs>())
         for (int k = 0; k < N; ++k) d[k] += df[k];
       }
       store_cols<X, N>(dxrow + i * own.step, own.valid(i), d);
+    }
+    if constexpr (kPf) {
+#pragma unroll
+      for (int i = 0; i < NCH; ++i) {
+#pragma unroll
+        for (int k = 0; k < XV; ++k) xr[i][k] = xn[i][k];
+#pragma unroll
+        for (int k = 0; k < GV; ++k) gr[i][k] = gn[i][k];
+      }
     }
   }
 
@@ -259,12 +293,12 @@ inline int plan_threads(std::int64_t chunks, int nch) {
   return threads > kMaxThreads ? 0 : static_cast<int>(threads);
 }
 
-template <class X, class G, class W, Convention C, int NCH, bool kDs>
+template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf>
 Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   Plan plan;
   const int threads = plan_threads(chunks, NCH);
   if (threads == 0) return plan;
-  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs>;
+  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf>;
   plan.threads = threads;
   const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, 0);
   if (resident <= 0) return Plan{};
@@ -276,18 +310,26 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
 // 2 or 4 chunks a thread: whichever keeps more rows in flight per SM (the register count
 // decides: ptxas -v), 2 on a tie (more threads for the same rows). An fp32 x with 16-bit dy
 // (add-bwd, fp32 residual) takes 2 only: at 4 its 32 fp32 x and ds_out values a thread spill.
-template <class X, class G, class W, Convention C, bool kDs>
-Plan choose_plan(const BwdArgs& a) {
+template <class X, class G, class W, Convention C, bool kDs, bool kPf>
+Plan choose_nch(const BwdArgs& a) {
   const std::int64_t chunks = chunks_of<G>(a.H);
   Plan best;
-  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs>(a, chunks);
+  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf>(a, chunks);
   if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
     if (chunks <= 4 * kMaxThreads) {
-      const Plan four = make_plan<X, G, W, C, 4, kDs>(a, chunks);
+      const Plan four = make_plan<X, G, W, C, 4, kDs, kPf>(a, chunks);
       if (four.kernel != nullptr && four.resident > best.resident) best = four;
     }
   }
   return best;
+}
+
+template <class X, class G, class W, Convention C, bool kDs>
+Plan choose_plan(const BwdArgs& a) {
+  if constexpr (!kDs) {
+    if (a.H > kPrefetchMinH) return choose_nch<X, G, W, C, false, true>(a);
+  }
+  return choose_nch<X, G, W, C, kDs, false>(a);
 }
 
 // staged: 2 chunks a thread where 512 threads hold the row, else 4 (registers are no limit:

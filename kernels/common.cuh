@@ -225,17 +225,30 @@ __device__ __forceinline__ float group_sum(float v, int width) {
 
 // Sum over the whole block; `scratch` holds 32 floats of shared memory. All threads get the
 // result. Safe to call repeatedly with the same scratch (the trailing barrier protects it).
-__device__ __forceinline__ float block_sum(float v, float* scratch) {
+// block_sum_once: the same sum with one barrier, leaving scratch[0..31] in use until every
+// thread has passed the next barrier of the block. A loop over rows alternates between two
+// such scratches (block_sum_alternating, scratch of 64 floats, parity = row count & 1): the
+// row after next reuses a half only once every thread has passed this row's barrier, so
+// after its read of that half.
+__device__ __forceinline__ float block_sum_once(float v, float* scratch) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
   v = group_sum(v, 32);
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
-  float t = lane < warps ? scratch[lane] : 0.f;
-  t = group_sum(t, 32);
+  const float t = lane < warps ? scratch[lane] : 0.f;
+  return group_sum(t, 32);
+}
+
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+  const float t = block_sum_once(v, scratch);
   __syncthreads();
   return t;
+}
+
+__device__ __forceinline__ float block_sum_alternating(float v, float* scratch, int parity) {
+  return block_sum_once(v, scratch + 32 * parity);
 }
 
 // Blocks of `kernel` (threads a block, smem bytes of dynamic shared memory) resident on the

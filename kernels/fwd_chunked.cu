@@ -40,9 +40,17 @@ constexpr int kKeep = 8;
 // step (M <= this many per SM): at M=1024 on 132 SMs it gained 5-11 points of copy in every
 // dtype, at M=4096 it lost 3 in fp16 and fp32 (and gained 7 in bf16), run 22.
 constexpr std::int64_t kHybridRowsPerSm = 16;
+// Minimum blocks an SM for __launch_bounds__: 2 for kHybrid (64 registers), else 0, which
+// asks for no minimum. An explicit 1 is not the same: ptxas then took 48 registers where it
+// takes 32 (bf16 plain pass; 77 for 61 unrolled), and bf16 M=16384 fell from 93.7 to 88.9% of
+// copy at H=4096 and from 95.9 to 92.7 at H=16384 (docs/perf-notes.md run 23).
+template <Pass2 kPass2>
+constexpr int chunked_min_blocks() {
+  return kPass2 == Pass2::kHybrid ? 2 : 0;
+}
 
 template <class T, class W, Convention C, class Y, Pass2 kPass2>
-__global__ void __launch_bounds__(kMaxThreads, kPass2 == Pass2::kHybrid ? 2 : 1)
+__global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
     fwd_chunked_kernel(FwdArgs a, bool pdl) {
   if (pdl) pdl_begin();
   const int nthreads = blockDim.x;
