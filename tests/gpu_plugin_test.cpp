@@ -192,6 +192,8 @@ Mismatch run_fwd(const char* name, std::int64_t M, std::int64_t H, std::int64_t 
   a.eps = 1e-5f;
   a.xdtype = dtype_of<T>();
   a.wdtype = dtype_of<W>();
+  // stream may be non-blocking: the uploads and y's poison (legacy stream) complete first.
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(plan->launch(a, stream), cudaSuccess);
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   EXPECT_EQ(y.download(), cudaSuccess);
@@ -402,6 +404,7 @@ TEST(Plugin, RunsOnTheToolsStreamAndInItsGraphs) {
   RB_CUDA_OK(x.upload());
   RB_CUDA_OK(w.upload());
   RB_CUDA_OK(cudaMemset(y.dev(), 0, y.host.size() * sizeof(float)));
+  RB_CUDA_OK(cudaDeviceSynchronize());  // the stream below is non-blocking: uploads and memset first
   const auto plan = kernel("plugin:example-naive")
                         .prepare(problem_for(Op::fwd, DType::f32, DType::f32, M, H, H, false), "");
   FwdArgs a;
