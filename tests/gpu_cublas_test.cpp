@@ -399,12 +399,12 @@ TEST(CublasPlan, ForwardCapturesIntoAGraph) {
   cudaStream_t s = nullptr;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> own_s(s, [](cudaStream_t st) { cudaStreamDestroy(st); });
-  CK(cudaDeviceSynchronize());  // s is non-blocking: the uploads and poison (legacy stream) first
+  CK(legacy_stream_done());  // the uploads and poison, before a launch on non-blocking s
   ASSERT_EQ(plan->launch(a, s), cudaSuccess) << vendor::cublas::last_error();
   CK(cudaStreamSynchronize(s));
   const auto direct = dy.host();
   CK(cudaMemset(dy.data(), 0xFF, M * H * sizeof(bfloat16)));
-  CK(cudaDeviceSynchronize());  // as above, for the poison
+  CK(legacy_stream_done());
 
   cudaGraph_t g = nullptr;
   CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));

@@ -68,14 +68,6 @@ struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-// The tests launch on a non-blocking stream, which does not wait for work on the legacy
-// default stream: a cudaMemcpy from pageable memory or a cudaMemset may still be in flight
-// there when the call returns. So the inputs and the NaN poison of the outputs are ordered
-// before a launch by synced(). Without it a late poison can land on outputs cuDNN has already
-// written: the likely cause of 2026-12-01's failures (y and dx all NaN while the rrms written
-// beside y matched) and of one on 2026-11-30. Not yet confirmed on a GPU.
-cudaError_t synced(cudaError_t e) { return e != cudaSuccess ? e : cudaDeviceSynchronize(); }
-
 struct Stream {
   cudaStream_t s = nullptr;
   Stream() { cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); }
@@ -133,7 +125,8 @@ void check_fwd_bf16(std::int64_t M, std::int64_t H, std::int64_t S, bool must_ru
   ASSERT_TRUE(dx.p && dw.p && dy.p && drrms.p && (plan->workspace_bytes() == 0 || dws.p));
   RB_CUDA_OK(cudaMemcpy(dx.p, xh.data(), xh.size() * 2, cudaMemcpyHostToDevice));
   RB_CUDA_OK(cudaMemcpy(dw.p, wh.data(), wh.size() * 2, cudaMemcpyHostToDevice));
-  RB_CUDA_OK(synced(cudaMemset(dy.p, 0xff, xh.size() * 2)));  // NaN poison
+  RB_CUDA_OK(cudaMemset(dy.p, 0xff, xh.size() * 2));  // NaN poison
+  RB_CUDA_OK(legacy_stream_done());
 
   Stream stream;
   ASSERT_NE(stream.s, nullptr);
@@ -193,7 +186,8 @@ TEST(CudnnGpu, FwdReplaysFromACapturedGraph) {
   DeviceBuffer dx(M * H * 2), dw(H * 2), dy(M * H * 2), dr(M * 4), dws(plan->workspace_bytes());
   ASSERT_TRUE(dx.p && dw.p && dy.p && dr.p && (plan->workspace_bytes() == 0 || dws.p));
   RB_CUDA_OK(cudaMemcpy(dx.p, xh.data(), M * H * 2, cudaMemcpyHostToDevice));
-  RB_CUDA_OK(synced(cudaMemcpy(dw.p, wh.data(), H * 2, cudaMemcpyHostToDevice)));
+  RB_CUDA_OK(cudaMemcpy(dw.p, wh.data(), H * 2, cudaMemcpyHostToDevice));
+  RB_CUDA_OK(legacy_stream_done());
   FwdArgs a;
   a.x = dx.p;
   a.w = dw.p;
@@ -211,7 +205,8 @@ TEST(CudnnGpu, FwdReplaysFromACapturedGraph) {
   RB_CUDA_OK(cudaStreamSynchronize(stream.s));
   std::vector<std::uint16_t> eager(M * H), replayed(M * H);
   RB_CUDA_OK(cudaMemcpy(eager.data(), dy.p, M * H * 2, cudaMemcpyDeviceToHost));
-  RB_CUDA_OK(synced(cudaMemset(dy.p, 0xff, M * H * 2)));
+  RB_CUDA_OK(cudaMemset(dy.p, 0xff, M * H * 2));
+  RB_CUDA_OK(legacy_stream_done());
 
   cudaGraph_t graph = nullptr;
   RB_CUDA_OK(cudaStreamBeginCapture(stream.s, cudaStreamCaptureModeThreadLocal));
@@ -265,7 +260,8 @@ TEST(CudnnGpu, BwdBf16MatchesFp64) {
   RB_CUDA_OK(cudaMemcpy(dw.p, wh.data(), H * 2, cudaMemcpyHostToDevice));
   RB_CUDA_OK(cudaMemcpy(dr.p, rrms_f.data(), M * 4, cudaMemcpyHostToDevice));
   RB_CUDA_OK(cudaMemset(ddx.p, 0xff, M * H * 2));
-  RB_CUDA_OK(synced(cudaMemset(ddw.p, 0xff, H * 2)));
+  RB_CUDA_OK(cudaMemset(ddw.p, 0xff, H * 2));
+  RB_CUDA_OK(legacy_stream_done());
 
   BwdArgs a;
   a.x = dx.p;

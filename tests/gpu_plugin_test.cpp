@@ -27,6 +27,7 @@
 #error "define RB_PLUGIN_GOOD and RB_PLUGIN_BAD as the example plugins' paths"
 #endif
 
+#include "tests/gpu_support.h"
 #include "tests/plugin_paths.h"
 
 namespace {
@@ -192,8 +193,7 @@ Mismatch run_fwd(const char* name, std::int64_t M, std::int64_t H, std::int64_t 
   a.eps = 1e-5f;
   a.xdtype = dtype_of<T>();
   a.wdtype = dtype_of<W>();
-  // stream may be non-blocking: the uploads and y's poison (legacy stream) complete first.
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(legacy_stream_done(), cudaSuccess);  // stream may be non-blocking
   EXPECT_EQ(plan->launch(a, stream), cudaSuccess);
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   EXPECT_EQ(y.download(), cudaSuccess);
@@ -404,7 +404,7 @@ TEST(Plugin, RunsOnTheToolsStreamAndInItsGraphs) {
   RB_CUDA_OK(x.upload());
   RB_CUDA_OK(w.upload());
   RB_CUDA_OK(cudaMemset(y.dev(), 0, y.host.size() * sizeof(float)));
-  RB_CUDA_OK(cudaDeviceSynchronize());  // the stream below is non-blocking: uploads and memset first
+  RB_CUDA_OK(legacy_stream_done());  // the stream below is non-blocking
   const auto plan = kernel("plugin:example-naive")
                         .prepare(problem_for(Op::fwd, DType::f32, DType::f32, M, H, H, false), "");
   FwdArgs a;
