@@ -246,6 +246,96 @@ __device__ __forceinline__ void store_row_from_shared(T* row, int H, unsigned ch
   }
 }
 
+// ---- rows at any phase, in whole vectors (row-vector's backward, kAny) ---------------------
+// A row whose first element is not 16-byte aligned (odd H in 16-bit, an odd stride, a base
+// one element off) has every chunk at the same phase (chunk starts are 16-byte multiples
+// apart), so these branch uniformly across a warp. load_cols and store_cols move such a row
+// element by element (8 loads or stores a 16-bit chunk: 28% of copy at bwd bf16 H=4097);
+// these move whole aligned vectors and funnel-shift them (shift16), taking the vector that
+// two neighbouring chunks share from the neighbouring lane by a shuffle, so no byte is read
+// or written twice. Every lane of a warp calls them together, for chunks of consecutive
+// lanes N columns apart (row-vector's ownership: lane t holds columns c0 + i * step, c0 = t N);
+// a lane whose columns lie past the row calls them with valid = 0.
+
+// Chunk [p, p + N) (valid columns of it, the rest zero bits) at any phase: granules
+// floor16(p) + 16 v, v < kVecs, loaded here; granule kVecs is the next lane's granule 0 (its
+// own load on lane 31 or where that lane loaded none). Granules outside the tensor's span t
+// are never read: a chunk whose granules leave it, and a partial one, load element by element.
+template <class T, int N, Ld kMode>
+__device__ __forceinline__ void load_cols_any(const T* p, int valid, const TensorSpan& t, uint4* raw) {
+  constexpr int kVecs = kChunkVecs<T, N>;
+  const unsigned phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 15u);
+  if (phase == 0) {
+    load_cols<T, N, kMode>(p, valid, raw);
+    return;
+  }
+  const std::uintptr_t g0 = reinterpret_cast<std::uintptr_t>(p) - phase;
+  const bool vec = valid >= N && g0 >= t.lo && g0 + 16u * (kVecs + 1) <= t.hi;
+  uint4 g[kVecs + 1];
+#pragma unroll
+  for (int v = 0; v < kVecs; ++v)
+    g[v] = vec ? load_vec<kMode>(reinterpret_cast<const uint4*>(g0) + v) : make_uint4(0u, 0u, 0u, 0u);
+  const uint4 next = make_uint4(__shfl_down_sync(0xffffffffu, g[0].x, 1), __shfl_down_sync(0xffffffffu, g[0].y, 1),
+                                __shfl_down_sync(0xffffffffu, g[0].z, 1), __shfl_down_sync(0xffffffffu, g[0].w, 1));
+  const bool next_vec = __shfl_down_sync(0xffffffffu, vec ? 1 : 0, 1) != 0 && (threadIdx.x & 31u) != 31u;
+  if (vec) {
+    g[kVecs] = next_vec ? next : load_vec<kMode>(reinterpret_cast<const uint4*>(g0) + kVecs);
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) raw[v] = shift16(g[v], g[v + 1], phase);
+  } else {
+    load_cols<T, N, kMode>(p, valid, raw);
+  }
+}
+
+// Columns [c, c + valid) of f at p = row + c, any phase: aligned streaming vectors wherever
+// a granule holds only this row's columns of this lane and its neighbours' whole chunks
+// (granule 0 takes the previous lane's last bytes by a shuffle), element by element for the
+// rest (the row's first and last chunks, lane 0's head and lane 31's tail). Never touches an
+// element at or past `valid`, nor one of another row.
+template <class T, int N>
+__device__ __forceinline__ void store_cols_any(T* p, int valid, const float* f) {
+  constexpr int kVecs = N * static_cast<int>(sizeof(T)) / 16;
+  constexpr int E = static_cast<int>(sizeof(T));
+  const unsigned phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 15u);
+  if (phase == 0) {
+    store_cols<T, N>(p, valid, f);
+    return;
+  }
+  uint4 v[kVecs];
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) v[k] = pack<T>(f + k * kVec<T>);
+  const uint4 prev =
+      make_uint4(__shfl_up_sync(0xffffffffu, v[kVecs - 1].x, 1), __shfl_up_sync(0xffffffffu, v[kVecs - 1].y, 1),
+                 __shfl_up_sync(0xffffffffu, v[kVecs - 1].z, 1), __shfl_up_sync(0xffffffffu, v[kVecs - 1].w, 1));
+  const unsigned lane = threadIdx.x & 31u;
+  const bool next_whole = __shfl_down_sync(0xffffffffu, valid >= N ? 1 : 0, 1) != 0 && lane != 31u;
+  uint4* g0 = reinterpret_cast<uint4*>(reinterpret_cast<std::uintptr_t>(p) - phase);
+  const int head = static_cast<int>(16u - phase) / E;               // this chunk's columns in granule 0
+  const int tail = static_cast<int>(16u * kVecs - phase) / E;       // its first column in the next granule
+  if (valid >= N) {
+    // The previous lane's chunk is whole too (it ends where this one starts, in the same row).
+    if (lane != 0) {
+      __stcs(g0, shift16(prev, v[0], 16u - phase));
+    } else {
+#pragma unroll
+      for (int k = 0; k < N; ++k)
+        if (k < head) p[k] = from_f32<T>(f[k]);
+    }
+#pragma unroll
+    for (int k = 1; k < kVecs; ++k) __stcs(g0 + k, shift16(v[k - 1], v[k], 16u - phase));
+    // The next lane stores the tail with its granule 0 when it has a whole chunk.
+    if (!next_whole) {
+#pragma unroll
+      for (int k = 0; k < N; ++k)
+        if (k >= tail) p[k] = from_f32<T>(f[k]);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < N; ++k)
+      if (k < valid) p[k] = from_f32<T>(f[k]);
+  }
+}
+
 // ---- dw column sum -------------------------------------------------------------------------
 // dw[c] = sum over p of part[p * H + c], p in [0, P). A block takes 32 columns (x) and 32
 // groups (y): group g adds the partials p = g, g + 32, g + 64, ... in increasing p, eight

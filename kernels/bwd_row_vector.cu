@@ -28,10 +28,13 @@
 // multiples of N, so a chunk's vector alignment is its row's: a row whose bases are all
 // 16-byte aligned (contiguous rows of H a multiple of 8, or of 4 in fp32) moves whole
 // vectors; in a row whose base is not (odd H, odd strides, a pointer one element off) the
-// misaligned tensors load and store the same owned columns element by element (more
-// instructions, same bytes). Ownership cannot follow a per-row peel: the registers holding
-// dw belong to fixed columns. The last chunk of a row of H not a multiple of N is partial:
-// element by element, masked.
+// misaligned tensors load and store the same owned columns through aligned vectors and
+// funnel shifts, the vector two lanes' chunks share passed by a shuffle (kAny, chosen at
+// launch when some row of x, dy, ds_out or dx is not 16-byte aligned: load_cols_any and
+// store_cols_any in bwd_common.cuh); element by element only at the tensor's ends and the
+// warps' seams. Ownership cannot follow a per-row peel: the registers holding dw belong to
+// fixed columns. The last chunk of a row of H not a multiple of N is partial: element by
+// element, masked.
 //
 // Size limit (bwd_row_vector_max_H): 2048 chunks = 512 threads x 4: H = 16384 for 16-bit
 // x. What limits it is registers: per owned column a thread holds x, dy, w (raw), its fp32
@@ -58,9 +61,11 @@ constexpr int kMaxThreads = 512;
 // Registers of data a thread holds (x, dy, ds_out raw, w raw, dw fp32). Up to 40, the
 // kernel fits 64 registers (2 blocks of 512 threads) without spills; past that it spills
 // at 64, so it is left up to 128 (ptxas -v).
-template <class X, class G, class W, int NCH, bool kDs, bool kPf>
+// kAny's shifts and shuffles spill at 64 (60 bytes for bf16 at NCH = 2), so it too is left
+// up to 128.
+template <class X, class G, class W, int NCH, bool kDs, bool kPf, bool kAny>
 constexpr int min_blocks() {
-  if (kPf) return 1;  // two rows' x and dy: left to ptxas up to 128 registers
+  if (kPf || kAny) return 1;  // two rows' x and dy: left to ptxas up to 128 registers
   constexpr int N = kVec<G>;
   constexpr int data = NCH * N *
                            ((kDs ? 2 : 1) * static_cast<int>(sizeof(X)) + static_cast<int>(sizeof(G)) +
@@ -74,8 +79,8 @@ constexpr int min_blocks() {
 // (a loss at M=4096) and 4096 (a gain at every M), run 23.
 constexpr std::int64_t kPrefetchMinH = 2048;
 
-template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf>
-__global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf>()))
+template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny>
+__global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf, kAny>()))
     bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct) {
   pdl_begin();
   constexpr int N = kVec<G>;
@@ -84,13 +89,23 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   __shared__ float scratch[64];  // two halves: block_sum_alternating
   OwnedColumns<W, N, NCH> own(a);
   uint4 xr[NCH][XV], gr[NCH][GV];  // this row's x and dy
+  // A chunk of a row of T at p (valid columns), from the tensor at base (for kAny's span).
+  const auto load = [&](const auto* base, std::int64_t stride, const auto* p, int valid, uint4* raw) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(base)>>;
+    if constexpr (kAny)
+      load_cols_any<T, N, Ld::stream>(p, valid, TensorSpan(base, a.M, stride, a.H), raw);
+    else
+      load_cols<T, N, Ld::stream>(p, valid, raw);
+  };
   const auto load_row = [&](std::int64_t rw, uint4 (&xo)[NCH][XV], uint4 (&go)[NCH][GV]) {
-    const X* xrow = static_cast<const X*>(a.x) + rw * a.x_stride + own.c0;
-    const G* grow = static_cast<const G*>(a.dy) + rw * a.dy_stride + own.c0;
+    const X* xb = static_cast<const X*>(a.x);
+    const G* gb = static_cast<const G*>(a.dy);
+    const X* xrow = xb + rw * a.x_stride + own.c0;
+    const G* grow = gb + rw * a.dy_stride + own.c0;
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
-      load_cols<X, N, Ld::stream>(xrow + i * own.step, own.valid(i), xo[i]);
-      load_cols<G, N, Ld::stream>(grow + i * own.step, own.valid(i), go[i]);
+      load(xb, a.x_stride, xrow + i * own.step, own.valid(i), xo[i]);
+      load(gb, a.dy_stride, grow + i * own.step, own.valid(i), go[i]);
     }
   };
   if (kPf && blockIdx.x < a.M) load_row(blockIdx.x, xr, gr);
@@ -104,9 +119,10 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       load_row(row, xr, gr);
     }
     if constexpr (kDs) {
-      const X* dsrow = static_cast<const X*>(a.ds_out) + row * a.ds_stride + own.c0;
+      const X* db = static_cast<const X*>(a.ds_out);
+      const X* dsrow = db + row * a.ds_stride + own.c0;
 #pragma unroll
-      for (int i = 0; i < NCH; ++i) load_cols<X, N, Ld::stream>(dsrow + i * own.step, own.valid(i), dsr[i]);
+      for (int i = 0; i < NCH; ++i) load(db, a.ds_stride, dsrow + i * own.step, own.valid(i), dsr[i]);
     }
     const float r = a.rrms[row];
 
@@ -138,7 +154,10 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
 #pragma unroll
         for (int k = 0; k < N; ++k) d[k] += df[k];
       }
-      store_cols<X, N>(dxrow + i * own.step, own.valid(i), d);
+      if constexpr (kAny)
+        store_cols_any<X, N>(dxrow + i * own.step, own.valid(i), d);
+      else
+        store_cols<X, N>(dxrow + i * own.step, own.valid(i), d);
     }
     if constexpr (kPf) {
 #pragma unroll
@@ -293,12 +312,12 @@ inline int plan_threads(std::int64_t chunks, int nch) {
   return threads > kMaxThreads ? 0 : static_cast<int>(threads);
 }
 
-template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf>
+template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny>
 Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   Plan plan;
   const int threads = plan_threads(chunks, NCH);
   if (threads == 0) return plan;
-  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf>;
+  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny>;
   plan.threads = threads;
   const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, 0);
   if (resident <= 0) return Plan{};
@@ -310,26 +329,48 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
 // 2 or 4 chunks a thread: whichever keeps more rows in flight per SM (the register count
 // decides: ptxas -v), 2 on a tie (more threads for the same rows). An fp32 x with 16-bit dy
 // (add-bwd, fp32 residual) takes 2 only: at 4 its 32 fp32 x and ds_out values a thread spill.
-template <class X, class G, class W, Convention C, bool kDs, bool kPf>
+template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny>
 Plan choose_nch(const BwdArgs& a) {
   const std::int64_t chunks = chunks_of<G>(a.H);
   Plan best;
-  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf>(a, chunks);
+  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf, kAny>(a, chunks);
   if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
     if (chunks <= 4 * kMaxThreads) {
-      const Plan four = make_plan<X, G, W, C, 4, kDs, kPf>(a, chunks);
+      const Plan four = make_plan<X, G, W, C, 4, kDs, kPf, kAny>(a, chunks);
       if (four.kernel != nullptr && four.resident > best.resident) best = four;
     }
   }
   return best;
 }
 
+template <class X, class G, class W, Convention C, bool kDs, bool kAny>
+Plan choose_plan_any(const BwdArgs& a) {
+  if constexpr (!kDs) {
+    // The prefetch pays only where some block gets a second row (M above the resident
+    // blocks): with one row a block there is nothing to prefetch, and its 93 registers cost
+    // 0.5-0.7 us at M=1 H=4096 in graph replay (perf-notes run 23).
+    if (a.H > kPrefetchMinH) {
+      const Plan pf = choose_nch<X, G, W, C, false, true, kAny>(a);
+      if (pf.kernel != nullptr && a.M > pf.resident) return pf;
+    }
+  }
+  return choose_nch<X, G, W, C, kDs, false, kAny>(a);
+}
+
+// Whether every row of a tensor of T (base, `stride` elements apart) starts 16-byte aligned.
+template <class T>
+bool rows_aligned16(const void* base, std::int64_t stride, std::int64_t M) {
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 &&
+         (M <= 1 || (stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+}
+
+// kAny where some row of x, dy, ds_out or dx does not start 16-byte aligned.
 template <class X, class G, class W, Convention C, bool kDs>
 Plan choose_plan(const BwdArgs& a) {
-  if constexpr (!kDs) {
-    if (a.H > kPrefetchMinH) return choose_nch<X, G, W, C, false, true>(a);
-  }
-  return choose_nch<X, G, W, C, kDs, false>(a);
+  const bool aligned = rows_aligned16<X>(a.x, a.x_stride, a.M) && rows_aligned16<G>(a.dy, a.dy_stride, a.M) &&
+                       rows_aligned16<X>(a.dx, a.dx_stride, a.M) &&
+                       (!kDs || rows_aligned16<X>(a.ds_out, a.ds_stride, a.M));
+  return aligned ? choose_plan_any<X, G, W, C, kDs, false>(a) : choose_plan_any<X, G, W, C, kDs, true>(a);
 }
 
 // staged: 2 chunks a thread where 512 threads hold the row, else 4 (registers are no limit:
