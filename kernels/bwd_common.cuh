@@ -51,17 +51,18 @@ __device__ __forceinline__ uint4 load_vec(const uint4* p) {
 template <class T, int N>
 inline constexpr int kChunkVecs = N* static_cast<int>(sizeof(T)) / 16;
 
-// Columns [c, c + valid) of a row of T, with p = row + c, into raw: N elements in the
-// storage type, packed in 16-byte vectors as in memory; elements at or past `valid` are
-// zero bits (+0 in every type: they add nothing to a sum). Whole vectors when all N are
-// valid and p is 16-byte aligned, element by element otherwise (the elements' bits packed
-// into 32-bit words, so both paths leave the chunk in the same registers). N * sizeof(T)
-// is a multiple of 16 for every type and N we use.
+// Columns [c + first, c + valid) of a row of T, with p = row + c, into raw: N elements in
+// the storage type, packed in 16-byte vectors as in memory; elements before `first` or at
+// or past `valid` are zero bits (+0 in every type: they add nothing to a sum) and are not
+// read (p may point before the row: a chunk that starts before column 0). Whole vectors
+// when all N are valid and p is 16-byte aligned, element by element otherwise (the
+// elements' bits packed into 32-bit words, so both paths leave the chunk in the same
+// registers). N * sizeof(T) is a multiple of 16 for every type and N we use.
 template <class T, int N, Ld kMode>
-__device__ __forceinline__ void load_cols(const T* p, int valid, uint4* raw) {
+__device__ __forceinline__ void load_cols(const T* p, int first, int valid, uint4* raw) {
   static_assert((N * sizeof(T)) % 16 == 0, "a chunk is whole 16-byte vectors");
   constexpr int kVecs = kChunkVecs<T, N>;
-  if (valid >= N && aligned16(p)) {
+  if (first <= 0 && valid >= N && aligned16(p)) {
 #pragma unroll
     for (int v = 0; v < kVecs; ++v) raw[v] = load_vec<kMode>(reinterpret_cast<const uint4*>(p) + v);
   } else {
@@ -69,13 +70,13 @@ __device__ __forceinline__ void load_cols(const T* p, int valid, uint4* raw) {
     if constexpr (sizeof(T) == 4) {
       const unsigned* b = reinterpret_cast<const unsigned*>(p);
 #pragma unroll
-      for (int k = 0; k < N; ++k) words[k] = k < valid ? b[k] : 0u;
+      for (int k = 0; k < N; ++k) words[k] = k >= first && k < valid ? b[k] : 0u;
     } else {
       const unsigned short* b = reinterpret_cast<const unsigned short*>(p);
 #pragma unroll
       for (int k = 0; k < N / 2; ++k) {
-        const unsigned lo = 2 * k < valid ? b[2 * k] : 0u;
-        const unsigned hi = 2 * k + 1 < valid ? b[2 * k + 1] : 0u;
+        const unsigned lo = 2 * k >= first && 2 * k < valid ? b[2 * k] : 0u;
+        const unsigned hi = 2 * k + 1 >= first && 2 * k + 1 < valid ? b[2 * k + 1] : 0u;
         words[k] = lo | (hi << 16);
       }
     }
@@ -83,6 +84,12 @@ __device__ __forceinline__ void load_cols(const T* p, int valid, uint4* raw) {
     for (int v = 0; v < kVecs; ++v)
       raw[v] = make_uint4(words[4 * v], words[4 * v + 1], words[4 * v + 2], words[4 * v + 3]);
   }
+}
+
+// The same from column c on (first = 0).
+template <class T, int N, Ld kMode>
+__device__ __forceinline__ void load_cols(const T* p, int valid, uint4* raw) {
+  load_cols<T, N, kMode>(p, 0, valid, raw);
 }
 
 // A chunk loaded by load_cols as N floats; paired conversions for 16-bit T.
@@ -116,19 +123,25 @@ __device__ __forceinline__ void reconvert_after(uint4* raw, unsigned z) {
   }
 }
 
-// Stores columns [c, c + valid) of f (rounded to T) at p = row + c: streaming vectors when
-// the chunk is whole and p 16-byte aligned, element by element otherwise. Never touches an
-// element at or past `valid`.
+// Stores columns [c + first, c + valid) of f (rounded to T) at p = row + c: streaming
+// vectors when the chunk is whole and p 16-byte aligned, element by element otherwise.
+// Never touches an element before `first` or at or past `valid`.
 template <class T, int N>
-__device__ __forceinline__ void store_cols(T* p, int valid, const float* f) {
-  if (valid >= N && aligned16(p)) {
+__device__ __forceinline__ void store_cols(T* p, int first, int valid, const float* f) {
+  if (first <= 0 && valid >= N && aligned16(p)) {
 #pragma unroll
     for (int v = 0; v < N / kVec<T>; ++v) __stcs(reinterpret_cast<uint4*>(p) + v, pack<T>(f + v * kVec<T>));
   } else {
 #pragma unroll
     for (int k = 0; k < N; ++k)
-      if (k < valid) p[k] = from_f32<T>(f[k]);
+      if (k >= first && k < valid) p[k] = from_f32<T>(f[k]);
   }
+}
+
+// The same from column c on (first = 0).
+template <class T, int N>
+__device__ __forceinline__ void store_cols(T* p, int valid, const float* f) {
+  store_cols<T, N>(p, 0, valid, f);
 }
 
 // ---- rows staged in shared memory (the `staged` backward) ---------------------------------
@@ -246,96 +259,6 @@ __device__ __forceinline__ void store_row_from_shared(T* row, int H, unsigned ch
   }
 }
 
-// ---- rows at any phase, in whole vectors (row-vector's backward, kAny) ---------------------
-// A row whose first element is not 16-byte aligned (odd H in 16-bit, an odd stride, a base
-// one element off) has every chunk at the same phase (chunk starts are 16-byte multiples
-// apart), so these branch uniformly across a warp. load_cols and store_cols move such a row
-// element by element (8 loads or stores a 16-bit chunk: 28% of copy at bwd bf16 H=4097);
-// these move whole aligned vectors and funnel-shift them (shift16), taking the vector that
-// two neighbouring chunks share from the neighbouring lane by a shuffle, so no byte is read
-// or written twice. Every lane of a warp calls them together, for chunks of consecutive
-// lanes N columns apart (row-vector's ownership: lane t holds columns c0 + i * step, c0 = t N);
-// a lane whose columns lie past the row calls them with valid = 0.
-
-// Chunk [p, p + N) (valid columns of it, the rest zero bits) at any phase: granules
-// floor16(p) + 16 v, v < kVecs, loaded here; granule kVecs is the next lane's granule 0 (its
-// own load on lane 31 or where that lane loaded none). Granules outside the tensor's span t
-// are never read: a chunk whose granules leave it, and a partial one, load element by element.
-template <class T, int N, Ld kMode>
-__device__ __forceinline__ void load_cols_any(const T* p, int valid, const TensorSpan& t, uint4* raw) {
-  constexpr int kVecs = kChunkVecs<T, N>;
-  const unsigned phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 15u);
-  if (phase == 0) {
-    load_cols<T, N, kMode>(p, valid, raw);
-    return;
-  }
-  const std::uintptr_t g0 = reinterpret_cast<std::uintptr_t>(p) - phase;
-  const bool vec = valid >= N && g0 >= t.lo && g0 + 16u * (kVecs + 1) <= t.hi;
-  uint4 g[kVecs + 1];
-#pragma unroll
-  for (int v = 0; v < kVecs; ++v)
-    g[v] = vec ? load_vec<kMode>(reinterpret_cast<const uint4*>(g0) + v) : make_uint4(0u, 0u, 0u, 0u);
-  const uint4 next = make_uint4(__shfl_down_sync(0xffffffffu, g[0].x, 1), __shfl_down_sync(0xffffffffu, g[0].y, 1),
-                                __shfl_down_sync(0xffffffffu, g[0].z, 1), __shfl_down_sync(0xffffffffu, g[0].w, 1));
-  const bool next_vec = __shfl_down_sync(0xffffffffu, vec ? 1 : 0, 1) != 0 && (threadIdx.x & 31u) != 31u;
-  if (vec) {
-    g[kVecs] = next_vec ? next : load_vec<kMode>(reinterpret_cast<const uint4*>(g0) + kVecs);
-#pragma unroll
-    for (int v = 0; v < kVecs; ++v) raw[v] = shift16(g[v], g[v + 1], phase);
-  } else {
-    load_cols<T, N, kMode>(p, valid, raw);
-  }
-}
-
-// Columns [c, c + valid) of f at p = row + c, any phase: aligned streaming vectors wherever
-// a granule holds only this row's columns of this lane and its neighbours' whole chunks
-// (granule 0 takes the previous lane's last bytes by a shuffle), element by element for the
-// rest (the row's first and last chunks, lane 0's head and lane 31's tail). Never touches an
-// element at or past `valid`, nor one of another row.
-template <class T, int N>
-__device__ __forceinline__ void store_cols_any(T* p, int valid, const float* f) {
-  constexpr int kVecs = N * static_cast<int>(sizeof(T)) / 16;
-  constexpr int E = static_cast<int>(sizeof(T));
-  const unsigned phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 15u);
-  if (phase == 0) {
-    store_cols<T, N>(p, valid, f);
-    return;
-  }
-  uint4 v[kVecs];
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) v[k] = pack<T>(f + k * kVec<T>);
-  const uint4 prev =
-      make_uint4(__shfl_up_sync(0xffffffffu, v[kVecs - 1].x, 1), __shfl_up_sync(0xffffffffu, v[kVecs - 1].y, 1),
-                 __shfl_up_sync(0xffffffffu, v[kVecs - 1].z, 1), __shfl_up_sync(0xffffffffu, v[kVecs - 1].w, 1));
-  const unsigned lane = threadIdx.x & 31u;
-  const bool next_whole = __shfl_down_sync(0xffffffffu, valid >= N ? 1 : 0, 1) != 0 && lane != 31u;
-  uint4* g0 = reinterpret_cast<uint4*>(reinterpret_cast<std::uintptr_t>(p) - phase);
-  const int head = static_cast<int>(16u - phase) / E;               // this chunk's columns in granule 0
-  const int tail = static_cast<int>(16u * kVecs - phase) / E;       // its first column in the next granule
-  if (valid >= N) {
-    // The previous lane's chunk is whole too (it ends where this one starts, in the same row).
-    if (lane != 0) {
-      __stcs(g0, shift16(prev, v[0], 16u - phase));
-    } else {
-#pragma unroll
-      for (int k = 0; k < N; ++k)
-        if (k < head) p[k] = from_f32<T>(f[k]);
-    }
-#pragma unroll
-    for (int k = 1; k < kVecs; ++k) __stcs(g0 + k, shift16(v[k - 1], v[k], 16u - phase));
-    // The next lane stores the tail with its granule 0 when it has a whole chunk.
-    if (!next_whole) {
-#pragma unroll
-      for (int k = 0; k < N; ++k)
-        if (k >= tail) p[k] = from_f32<T>(f[k]);
-    }
-  } else {
-#pragma unroll
-    for (int k = 0; k < N; ++k)
-      if (k < valid) p[k] = from_f32<T>(f[k]);
-  }
-}
-
 // ---- dw column sum -------------------------------------------------------------------------
 // dw[c] = sum over p of part[p * H + c], p in [0, P). A block takes 32 columns (x) and 32
 // groups (y): group g adds the partials p = g, g + 32, g + 64, ... in increasing p, eight
@@ -427,24 +350,28 @@ cudaError_t launch_planned(const BwdArgs& a, cudaStream_t s, const WithPlan& wit
 
 // The columns a thread of a fixed-ownership kernel (row-vector, staged) owns for the whole
 // launch: NCH chunks of N = kVec<dy> columns, chunk i at column c0 + i * step (step = the
-// block's threads * N), valid(i) of them inside the row; its weights (raw, loaded once) and
-// its fp32 dw partials, all in registers.
-template <class W, int N, int NCH>
+// block's threads * N), columns [first(i), valid(i)) of them inside the row; its weights
+// (raw, loaded once) and its fp32 dw partials, all in registers.
+// kShift (row-vector, rows not 16-byte aligned): the block's chunks start `shift` columns
+// before column 0, the shift that puts its rows' chunks on 16-byte boundaries (all its rows
+// share one phase: bwd_row_vector.cu), so the first chunk of the block is partial at both
+// ends of a row instead of every chunk being misaligned.
+template <class W, int N, int NCH, bool kShift = false>
 struct OwnedColumns {
   int H, c0, step;
   float inv_H;
   uint4 wr[NCH][kChunkVecs<W, N>];
   float dw[NCH][N];
 
-  __device__ __forceinline__ explicit OwnedColumns(const BwdArgs& a)
+  __device__ __forceinline__ explicit OwnedColumns(const BwdArgs& a, int shift = 0)
       : H(static_cast<int>(a.H)),  // <= bwd_row_vector_max_H
-        c0(static_cast<int>(threadIdx.x) * N),
+        c0(static_cast<int>(threadIdx.x) * N - (kShift ? shift : 0)),
         step(static_cast<int>(blockDim.x) * N),
         inv_H(1.f / static_cast<float>(H)) {
     const W* w = static_cast<const W*>(a.w) + c0;
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
-      load_cols<W, N, Ld::ro>(w + i * step, valid(i), wr[i]);
+      load_cols<W, N, Ld::ro>(w + i * step, first(i), valid(i), wr[i]);
 #pragma unroll
       for (int k = 0; k < N; ++k) dw[i][k] = 0.f;
     }
@@ -453,6 +380,16 @@ struct OwnedColumns {
   __device__ __forceinline__ int valid(int i) const {
     const int v = H - (c0 + i * step);
     return v >= N ? N : (v > 0 ? v : 0);
+  }
+
+  // Chunk i's first column inside the row: 0 but for a shifted block's chunk at column < 0.
+  __device__ __forceinline__ int first(int i) const {
+    if constexpr (kShift) {
+      const int f = -(c0 + i * step);
+      return f > 0 ? f : 0;
+    } else {
+      return 0;
+    }
   }
 
   // s += chunk i's share of S = sum_j (dy[j] * w_eff[j]) * x[j], element by element in order
@@ -486,10 +423,10 @@ struct OwnedColumns {
     if (dw_direct != nullptr) {
 #pragma unroll
       for (int i = 0; i < NCH; ++i) {
-        const int v = valid(i);
+        const int f = first(i), v = valid(i);
 #pragma unroll
         for (int k = 0; k < N; ++k)
-          if (k < v) dw_direct[c0 + i * step + k] = from_f32<W>(0.f + dw[i][k]);
+          if (k >= f && k < v) dw_direct[c0 + i * step + k] = from_f32<W>(0.f + dw[i][k]);
       }
       return;
     }
@@ -497,8 +434,8 @@ struct OwnedColumns {
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
       float* p = prow + i * step;
-      const int v = valid(i);
-      if (v == N && aligned16(p)) {
+      const int f = first(i), v = valid(i);
+      if (f == 0 && v == N && aligned16(p)) {
 #pragma unroll
         for (int q = 0; q < N / 4; ++q)
           reinterpret_cast<float4*>(p)[q] =
@@ -506,7 +443,7 @@ struct OwnedColumns {
       } else {
 #pragma unroll
         for (int k = 0; k < N; ++k)
-          if (k < v) p[k] = dw[i][k];
+          if (k >= f && k < v) p[k] = dw[i][k];
       }
     }
   }

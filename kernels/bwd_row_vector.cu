@@ -28,13 +28,18 @@
 // multiples of N, so a chunk's vector alignment is its row's: a row whose bases are all
 // 16-byte aligned (contiguous rows of H a multiple of 8, or of 4 in fp32) moves whole
 // vectors; in a row whose base is not (odd H, odd strides, a pointer one element off) the
-// misaligned tensors load and store the same owned columns through aligned vectors and
-// funnel shifts, the vector two lanes' chunks share passed by a shuffle (kAny, chosen at
-// launch when some row of x, dy, ds_out or dx is not 16-byte aligned: load_cols_any and
-// store_cols_any in bwd_common.cuh); element by element only at the tensor's ends and the
-// warps' seams. Ownership cannot follow a per-row peel: the registers holding dw belong to
-// fixed columns. The last chunk of a row of H not a multiple of N is partial: element by
-// element, masked.
+// ownership is shifted instead (kAny, chosen at launch when some row of x, dy, ds_out or dx
+// is not 16-byte aligned). Ownership cannot follow a per-row peel, since the registers
+// holding dw belong to fixed columns, but it can follow a per-BLOCK one: the grid P is a
+// multiple of the rows' phase period (8 rows for 16-bit odd H), so all rows of a block start
+// at one phase, and the block's chunks start `shift` columns before column 0 (OwnedColumns
+// in bwd_common.cuh), which puts them on 16-byte boundaries: whole vectors again, with the
+// first and last chunk of a row partial (element by element, masked). Tensors whose phases
+// disagree with dy's (a stride or base of their own) stay element by element where they
+// do. The first try, every chunk of a misaligned row loaded as two aligned vectors and a
+// funnel shift with the shared vector passed by a warp shuffle, ran bf16 H=4097 at 26% of
+// copy and fp32 at 22% (against 28 and 82 element by element): the shifts and shuffles cost
+// more issue slots than the scalar accesses they replaced (perf-notes run 24).
 //
 // Size limit (bwd_row_vector_max_H): 2048 chunks = 512 threads x 4: H = 16384 for 16-bit
 // x. What limits it is registers: per owned column a thread holds x, dy, w (raw), its fp32
@@ -50,6 +55,9 @@
 // zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
 // - x * (rrms^3 / H * S) (+ ds_out) rounded once to x's dtype; dw partial += (dy * x) * rrms
 // (one fma) in row order; the saved rrms is read, never recomputed.
+#include <algorithm>
+#include <numeric>
+
 #include "kernels/bwd_common.cuh"
 #include "kernels/launchers.h"
 
@@ -61,11 +69,9 @@ constexpr int kMaxThreads = 512;
 // Registers of data a thread holds (x, dy, ds_out raw, w raw, dw fp32). Up to 40, the
 // kernel fits 64 registers (2 blocks of 512 threads) without spills; past that it spills
 // at 64, so it is left up to 128 (ptxas -v).
-// kAny's shifts and shuffles spill at 64 (60 bytes for bf16 at NCH = 2), so it too is left
-// up to 128.
-template <class X, class G, class W, int NCH, bool kDs, bool kPf, bool kAny>
+template <class X, class G, class W, int NCH, bool kDs, bool kPf>
 constexpr int min_blocks() {
-  if (kPf || kAny) return 1;  // two rows' x and dy: left to ptxas up to 128 registers
+  if (kPf) return 1;  // two rows' x and dy: left to ptxas up to 128 registers
   constexpr int N = kVec<G>;
   constexpr int data = NCH * N *
                            ((kDs ? 2 : 1) * static_cast<int>(sizeof(X)) + static_cast<int>(sizeof(G)) +
@@ -80,32 +86,29 @@ constexpr int min_blocks() {
 constexpr std::int64_t kPrefetchMinH = 2048;
 
 template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny>
-__global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf, kAny>()))
+__global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf>()))
     bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct) {
   pdl_begin();
   constexpr int N = kVec<G>;
   constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
   static_assert(!(kPf && kDs), "add-bwd does not prefetch");
   __shared__ float scratch[64];  // two halves: block_sum_alternating
-  OwnedColumns<W, N, NCH> own(a);
+  // kAny: the columns before 0 that put this block's dy chunks on 16-byte boundaries (its
+  // rows' phase: the grid is a multiple of the phase period, choose_plan).
+  const int shift =
+      kAny ? static_cast<int>((reinterpret_cast<std::uintptr_t>(static_cast<const G*>(a.dy) + blockIdx.x * a.dy_stride) &
+                               15u) /
+                              sizeof(G))
+           : 0;
+  OwnedColumns<W, N, NCH, kAny> own(a, shift);
   uint4 xr[NCH][XV], gr[NCH][GV];  // this row's x and dy
-  // A chunk of a row of T at p (valid columns), from the tensor at base (for kAny's span).
-  const auto load = [&](const auto* base, std::int64_t stride, const auto* p, int valid, uint4* raw) {
-    using T = std::remove_cv_t<std::remove_pointer_t<decltype(base)>>;
-    if constexpr (kAny)
-      load_cols_any<T, N, Ld::stream>(p, valid, TensorSpan(base, a.M, stride, a.H), raw);
-    else
-      load_cols<T, N, Ld::stream>(p, valid, raw);
-  };
   const auto load_row = [&](std::int64_t rw, uint4 (&xo)[NCH][XV], uint4 (&go)[NCH][GV]) {
-    const X* xb = static_cast<const X*>(a.x);
-    const G* gb = static_cast<const G*>(a.dy);
-    const X* xrow = xb + rw * a.x_stride + own.c0;
-    const G* grow = gb + rw * a.dy_stride + own.c0;
+    const X* xrow = static_cast<const X*>(a.x) + rw * a.x_stride + own.c0;
+    const G* grow = static_cast<const G*>(a.dy) + rw * a.dy_stride + own.c0;
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
-      load(xb, a.x_stride, xrow + i * own.step, own.valid(i), xo[i]);
-      load(gb, a.dy_stride, grow + i * own.step, own.valid(i), go[i]);
+      load_cols<X, N, Ld::stream>(xrow + i * own.step, own.first(i), own.valid(i), xo[i]);
+      load_cols<G, N, Ld::stream>(grow + i * own.step, own.first(i), own.valid(i), go[i]);
     }
   };
   if (kPf && blockIdx.x < a.M) load_row(blockIdx.x, xr, gr);
@@ -119,10 +122,10 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       load_row(row, xr, gr);
     }
     if constexpr (kDs) {
-      const X* db = static_cast<const X*>(a.ds_out);
-      const X* dsrow = db + row * a.ds_stride + own.c0;
+      const X* dsrow = static_cast<const X*>(a.ds_out) + row * a.ds_stride + own.c0;
 #pragma unroll
-      for (int i = 0; i < NCH; ++i) load(db, a.ds_stride, dsrow + i * own.step, own.valid(i), dsr[i]);
+      for (int i = 0; i < NCH; ++i)
+        load_cols<X, N, Ld::stream>(dsrow + i * own.step, own.first(i), own.valid(i), dsr[i]);
     }
     const float r = a.rrms[row];
 
@@ -154,10 +157,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
 #pragma unroll
         for (int k = 0; k < N; ++k) d[k] += df[k];
       }
-      if constexpr (kAny)
-        store_cols_any<X, N>(dxrow + i * own.step, own.valid(i), d);
-      else
-        store_cols<X, N>(dxrow + i * own.step, own.valid(i), d);
+      store_cols<X, N>(dxrow + i * own.step, own.first(i), own.valid(i), d);
     }
     if constexpr (kPf) {
 #pragma unroll
@@ -331,7 +331,8 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
 // (add-bwd, fp32 residual) takes 2 only: at 4 its 32 fp32 x and ds_out values a thread spill.
 template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny>
 Plan choose_nch(const BwdArgs& a) {
-  const std::int64_t chunks = chunks_of<G>(a.H);
+  // kAny: a block's chunks start up to N - 1 columns before column 0.
+  const std::int64_t chunks = chunks_of<G>(kAny ? a.H + kVec<G> - 1 : a.H);
   Plan best;
   if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf, kAny>(a, chunks);
   if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
@@ -364,13 +365,31 @@ bool rows_aligned16(const void* base, std::int64_t stride, std::int64_t M) {
          (M <= 1 || (stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
 }
 
-// kAny where some row of x, dy, ds_out or dx does not start 16-byte aligned.
+// The least P for which rows r and r + P of a tensor of T start at one 16-byte phase: 8 for
+// 16-bit rows of odd stride, 1 for aligned strides (a power of two).
+template <class T>
+std::int64_t phase_period(std::int64_t stride) {
+  const std::int64_t b = ((stride * static_cast<std::int64_t>(sizeof(T))) % 16 + 16) % 16;
+  return b == 0 ? 1 : 16 / std::gcd<std::int64_t>(16, b);
+}
+
+// kAny (ownership shifted a block at a time) where some row of x, dy, ds_out or dx does not
+// start 16-byte aligned. Its grid is rounded down to a multiple of every tensor's phase
+// period (powers of two: the largest), so each block's rows share their phases. Where the
+// shift leaves no plan (a row of 16-bit H > 16376 needs one chunk more than 512 threads x 4
+// hold), the unshifted kernel runs: correct at any phase, element by element.
 template <class X, class G, class W, Convention C, bool kDs>
 Plan choose_plan(const BwdArgs& a) {
   const bool aligned = rows_aligned16<X>(a.x, a.x_stride, a.M) && rows_aligned16<G>(a.dy, a.dy_stride, a.M) &&
                        rows_aligned16<X>(a.dx, a.dx_stride, a.M) &&
                        (!kDs || rows_aligned16<X>(a.ds_out, a.ds_stride, a.M));
-  return aligned ? choose_plan_any<X, G, W, C, kDs, false>(a) : choose_plan_any<X, G, W, C, kDs, true>(a);
+  if (aligned) return choose_plan_any<X, G, W, C, kDs, false>(a);
+  Plan plan = choose_plan_any<X, G, W, C, kDs, true>(a);
+  if (plan.kernel == nullptr) return choose_plan_any<X, G, W, C, kDs, false>(a);
+  std::int64_t period = std::max({phase_period<X>(a.x_stride), phase_period<G>(a.dy_stride),
+                                  phase_period<X>(a.dx_stride), kDs ? phase_period<X>(a.ds_stride) : 1});
+  if (plan.P < a.M && plan.P > period) plan.P -= plan.P % period;  // P = M: a row a block
+  return plan;
 }
 
 // staged: 2 chunks a thread where 512 threads hold the row, else 4 (registers are no limit:
