@@ -1,7 +1,6 @@
-// auto for the backward (bwd and add-bwd): picks a strategy by (x dtype, H, row phase):
-// row-vector (one read of each input, dw partials in registers) wherever it holds the row
-// and the rows of a contiguous tensor all start 16-byte aligned, chunked (any H, per-row
-// peel) otherwise. x is the residual stream's dtype for add-bwd, which is what bounds
+// auto for the backward (bwd and add-bwd): picks a strategy by (x dtype, H): row-vector (one
+// read of each input, dw partials in registers) wherever it holds the row, chunked (any H)
+// otherwise. x is the residual stream's dtype for add-bwd, which is what bounds
 // row-vector's registers. Measured on the H200 (docs/perf-notes.md, run 11): bf16 M=16384,
 // row-vector 79% of copy at H=4096 and 78% at 8192 against chunked's 55%.
 #include "kernels/launchers.h"
@@ -11,12 +10,16 @@ namespace rb::kern {
 Strategy auto_pick_bwd(const Problem& p) {
   // x as the kernel reads it: the residual stream for add-bwd; dy is in the x dtype.
   const DType x = p.op == Op::add_bwd ? p.r : p.x;
-  // row-vector's columns are owned for the whole launch, so rows that do not all start on a
-  // 16-byte boundary (odd H: 4097) load element by element there: 30% of copy at bf16
-  // H=4097 against chunked's 43%, which peels each row (H200, 2026-11-29, perf-notes run 11).
+  // Rows that do not all start on a 16-byte boundary (odd H: 4097) went to chunked while
+  // row-vector moved them element by element (bf16 H=4097 28% of copy against chunked's 43%,
+  // perf-notes run 11); row-vector now shifts its columns a block at a time so they load as
+  // vectors again (kAny, perf-notes run 24). Shifted, a row needs up to 16 / sizeof(dy) - 1
+  // columns more than H: past that, chunked (row-vector would run unshifted, element by
+  // element: bf16 H=16383 29% of copy against chunked's 50%, run 24).
   const bool rows_aligned = (p.H * static_cast<std::int64_t>(dtype_size(p.x))) % 16 == 0 &&
                             (p.H * static_cast<std::int64_t>(dtype_size(x))) % 16 == 0;
-  if (p.H > bwd_row_vector_max_H(x) || !rows_aligned) return Strategy::chunked;
+  const std::int64_t shift_room = rows_aligned ? 0 : 16 / static_cast<std::int64_t>(dtype_size(p.x)) - 1;
+  if (p.H + shift_room > bwd_row_vector_max_H(x)) return Strategy::chunked;
   // staged (rows streamed through a shared-memory ring) led past 8192 in 16-bit until
   // row-vector's backward loaded the next row ahead: bwd bf16 M=16384 H=16384 row-vector
   // 88.9% of copy against staged's 77.0% (H200, 2026-12-01, perf-notes run 23).

@@ -28,14 +28,21 @@ TEST(AutoByM, DecodeShapesTakeChunkedWhereTheSweepShowedIt) {
   EXPECT_FALSE(kern::auto_pick_by_m(problem(Op::bwd, DType::bf16, 1, 1024)).has_value());
 }
 
-TEST(AutoBwd, RowVectorWhereItHoldsAlignedRowsChunkedElsewhere) {
+TEST(AutoBwd, RowVectorWhereItHoldsTheRowChunkedElsewhere) {
   // 16-bit past 8192 took staged until row-vector's backward prefetched the next row (bf16
   // M=16384 H=16384: 88.9% of copy against staged's 77.1%, docs/perf-notes.md run 23).
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 16384)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 4096)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::f16, 16384, 16384)), kern::Strategy::row_vector);
-  // Odd H (rows not 16-byte aligned) and rows past what row-vector holds: chunked.
-  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 4097)), kern::Strategy::chunked);
+  // Odd H (rows not 16-byte aligned): row-vector, its columns shifted a block at a time.
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 4097)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::f32, 16384, 4097)), kern::Strategy::row_vector);
+  // Rows past what row-vector holds, shifted or not: chunked.
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 16383)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 16378)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 16377)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::f32, 16384, 8190)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::f32, 16384, 8189)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 32768)), kern::Strategy::chunked);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::f32, 16384, 16384)), kern::Strategy::chunked);
 }
