@@ -20,6 +20,12 @@ Strategy auto_pick_bwd(const Problem& p) {
                             (p.H * static_cast<std::int64_t>(dtype_size(x))) % 16 == 0;
   const std::int64_t shift_room = rows_aligned ? 0 : 16 / static_cast<std::int64_t>(dtype_size(p.x)) - 1;
   if (p.H + shift_room > bwd_row_vector_max_H(x)) return Strategy::chunked;
+  // add-bwd in 16-bit with misaligned rows: row-vector leads only between 2048 and 8192
+  // (bf16 M=16384, % of copy, row-vector against chunked: H=1025 37.8 / 42.2, 2049 51.6 /
+  // 48.1, 4097 60.8 / 49.4, 8193 43.1 / 52.7, 16377 58.0 / 58.0; run 24). The backward and
+  // fp32 led at every H measured.
+  if (!rows_aligned && p.op == Op::add_bwd && dtype_size(x) == 2 && (p.H <= 2048 || p.H > 8192))
+    return Strategy::chunked;
   // staged (rows streamed through a shared-memory ring) led past 8192 in 16-bit until
   // row-vector's backward loaded the next row ahead: bwd bf16 M=16384 H=16384 row-vector
   // 88.9% of copy against staged's 77.0% (H200, 2026-12-01, perf-notes run 23).

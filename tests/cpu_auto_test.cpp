@@ -37,6 +37,12 @@ TEST(AutoBwd, RowVectorWhereItHoldsTheRowChunkedElsewhere) {
   // Odd H (rows not 16-byte aligned): row-vector, its columns shifted a block at a time.
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 4097)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::f32, 16384, 4097)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::bf16, 16384, 4097)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 8193)), kern::Strategy::row_vector);
+  // ... but for add-bwd in 16-bit only between 2048 and 8192 (measured, run 24).
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::bf16, 16384, 1025)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::f16, 16384, 8193)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::bf16, 16384, 8192)), kern::Strategy::row_vector);
   // Rows past what row-vector holds, shifted or not: chunked.
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 16383)), kern::Strategy::chunked);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 16378)), kern::Strategy::chunked);
