@@ -34,12 +34,13 @@
 // multiple of the rows' phase period (8 rows for 16-bit odd H), so all rows of a block start
 // at one phase, and the block's chunks start `shift` columns before column 0 (OwnedColumns
 // in bwd_common.cuh), which puts them on 16-byte boundaries: whole vectors again, with the
-// first and last chunk of a row partial (element by element, masked). Tensors whose phases
-// disagree with dy's (a stride or base of their own) stay element by element where they
-// do. The first try, every chunk of a misaligned row loaded as two aligned vectors and a
-// funnel shift with the shared vector passed by a warp shuffle, ran bf16 H=4097 at 26% of
-// copy and fp32 at 22% (against 28 and 82 element by element): the shifts and shuffles cost
-// more issue slots than the scalar accesses they replaced (perf-notes run 24).
+// first and last chunk of a row partial (element by element, masked): bwd bf16 M=16384
+// H=4097 63.6% of copy (28 element by element, 43 for chunked; fp32 84.2 against 82.1 and
+// 67). Tensors whose phases disagree with dy's (a stride or base of their own) stay element
+// by element where they do. The first try, every chunk of a misaligned row loaded as two
+// aligned vectors and a funnel shift with the shared vector passed by a warp shuffle, ran
+// bf16 H=4097 at 26% of copy and fp32 at 22%: the shifts and shuffles cost more issue slots
+// than the scalar accesses they replaced (perf-notes run 24).
 //
 // Size limit (bwd_row_vector_max_H): 2048 chunks = 512 threads x 4: H = 16384 for 16-bit
 // x. What limits it is registers: per owned column a thread holds x, dy, w (raw), its fp32
