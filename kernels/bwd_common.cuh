@@ -130,7 +130,7 @@ template <class T, int N>
 __device__ __forceinline__ void store_cols(T* p, int first, int valid, const float* f) {
   if (first <= 0 && valid >= N && aligned16(p)) {
 #pragma unroll
-    for (int v = 0; v < N / kVec<T>; ++v) __stcs(reinterpret_cast<uint4*>(p) + v, pack<T>(f + v * kVec<T>));
+    for (int v = 0; v < N / kVec<T>; ++v) store_out(reinterpret_cast<uint4*>(p) + v, pack<T>(f + v * kVec<T>));
   } else {
 #pragma unroll
     for (int k = 0; k < N; ++k)
@@ -253,7 +253,7 @@ __device__ __forceinline__ void store_row_from_shared(T* row, int H, unsigned ch
   for (int k = threadIdx.x; k < r.ng; k += blockDim.x) {
     const std::uintptr_t g = r.at(k);
     if (g >= r.rs && g + 16 <= r.re)
-      __stcs(reinterpret_cast<uint4*>(g), *reinterpret_cast<const uint4*>(slot + 16 * k));
+      store_out(reinterpret_cast<uint4*>(g), *reinterpret_cast<const uint4*>(slot + 16 * k));
     else
       r.template copy_elements<false>(g, slot + 16 * k);
   }

@@ -183,12 +183,34 @@ __device__ __forceinline__ void load_weights(const W* p, float* out) {
 // reads again.
 __device__ __forceinline__ uint4 load_stream(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
 
-// Stores one vector of T at p (streaming: y is not read again), or element by element where
+// Outputs (y, s, dx) are stored with the default policy (evict-normal), not streaming: the
+// next layer reads them, and what is still in L2 when the kernel ends it reads from there.
+// Streaming stores (st.global.cs, evict-first) gave them up first (docs/perf-notes.md run 25).
+template <class V>
+__device__ __forceinline__ void store_out(V* p, const V& v) {
+  *p = v;
+}
+
+// The first of a row's two reads (chunked's first pass; the second comes from L1): an L2
+// evict-first hint, so the row's lines give way before the outputs' in L2.
+__device__ __forceinline__ uint4 load_first_of_two(const uint4* p) {
+  std::uint64_t pol;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  uint4 v;
+  // volatile, with the memory clobber: never moved above pdl_begin's griddepcontrol.wait.
+  asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(pol)
+               : "memory");
+  return v;
+}
+
+// Stores one vector of T at p (store_out), or element by element where
 // p is not 16-byte aligned (an output whose row phase differs from the input's).
 template <class T>
 __device__ __forceinline__ void store_vec(T* p, const uint4& v) {
   if (aligned16(p)) {
-    __stcs(reinterpret_cast<uint4*>(p), v);
+    store_out(reinterpret_cast<uint4*>(p), v);
   } else {
     const T* e = reinterpret_cast<const T*>(&v);
 #pragma unroll

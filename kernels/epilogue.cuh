@@ -61,21 +61,21 @@ __device__ __forceinline__ void store_bytes(unsigned char* p, const unsigned* wo
   const unsigned mis = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 7u);
   if constexpr (V == 8) {
     if (mis == 0) {
-      __stcs(reinterpret_cast<uint2*>(p), make_uint2(words[0], words[1]));
+      store_out(reinterpret_cast<uint2*>(p), make_uint2(words[0], words[1]));
       return;
     }
   }
   if ((mis & 3u) == 0) {
 #pragma unroll
-    for (int k = 0; k < V / 4; ++k) __stcs(reinterpret_cast<unsigned*>(p) + k, words[k]);
+    for (int k = 0; k < V / 4; ++k) store_out(reinterpret_cast<unsigned*>(p) + k, words[k]);
   } else if ((mis & 1u) == 0) {
 #pragma unroll
     for (int k = 0; k < V / 2; ++k)
-      __stcs(reinterpret_cast<unsigned short*>(p) + k,
-             static_cast<unsigned short>(words[k / 2] >> (16 * (k % 2))));
+      store_out(reinterpret_cast<unsigned short*>(p) + k,
+                static_cast<unsigned short>(words[k / 2] >> (16 * (k % 2))));
   } else {
 #pragma unroll
-    for (int k = 0; k < V; ++k) __stcs(p + k, static_cast<unsigned char>(words[k / 4] >> (8 * (k % 4))));
+    for (int k = 0; k < V; ++k) store_out(p + k, static_cast<unsigned char>(words[k / 4] >> (8 * (k % 4))));
   }
 }
 

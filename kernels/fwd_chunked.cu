@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
-      if (i < nvec) v[u] = xv[i];
+      if (i < nvec) v[u] = load_first_of_two(xv + i);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
