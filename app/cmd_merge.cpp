@@ -21,7 +21,8 @@ void print_error(const std::string& message) { fmt::print(stderr, "rmsnorm-bench
 CLI::App* setup_merge(CLI::App& app, MergeOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "merge", "Merge CSVs (e.g. the shards of a sweep) into one; identical repeated rows are kept once");
-  sub->add_option("INPUTS", o.inputs, "CSV files (schema rmsnorm-bench/2 or /1), in order; the output is /2")
+  sub->add_option("INPUTS", o.inputs,
+                  fmt::format("CSV files (schema rmsnorm-bench/1 to /{0}), in order; the output is /{0}", kSchemaVersion))
       ->required()
       ->check(CLI::ExistingFile)
       ->default_str("");

@@ -123,14 +123,15 @@ __device__ __forceinline__ void reconvert_after(uint4* raw, unsigned z) {
   }
 }
 
-// Stores columns [c + first, c + valid) of f (rounded to T) at p = row + c: streaming
-// vectors when the chunk is whole and p 16-byte aligned, element by element otherwise.
-// Never touches an element before `first` or at or past `valid`.
-template <class T, int N>
+// Stores columns [c + first, c + valid) of f (rounded to T) at p = row + c: 16-byte vectors
+// (store_out's kSt) when the chunk is whole and p 16-byte aligned, element by element
+// otherwise. Never touches an element before `first` or at or past `valid`.
+template <class T, int N, St kSt = St::stream>
 __device__ __forceinline__ void store_cols(T* p, int first, int valid, const float* f) {
   if (first <= 0 && valid >= N && aligned16(p)) {
 #pragma unroll
-    for (int v = 0; v < N / kVec<T>; ++v) store_out(reinterpret_cast<uint4*>(p) + v, pack<T>(f + v * kVec<T>));
+    for (int v = 0; v < N / kVec<T>; ++v)
+      store_out<kSt>(reinterpret_cast<uint4*>(p) + v, pack<T>(f + v * kVec<T>));
   } else {
 #pragma unroll
     for (int k = 0; k < N; ++k)
@@ -253,7 +254,7 @@ __device__ __forceinline__ void store_row_from_shared(T* row, int H, unsigned ch
   for (int k = threadIdx.x; k < r.ng; k += blockDim.x) {
     const std::uintptr_t g = r.at(k);
     if (g >= r.rs && g + 16 <= r.re)
-      store_out(reinterpret_cast<uint4*>(g), *reinterpret_cast<const uint4*>(slot + 16 * k));
+      __stcs(reinterpret_cast<uint4*>(g), *reinterpret_cast<const uint4*>(slot + 16 * k));
     else
       r.template copy_elements<false>(g, slot + 16 * k);
   }

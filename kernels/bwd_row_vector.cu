@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
 #pragma unroll
         for (int k = 0; k < N; ++k) d[k] += df[k];
       }
-      store_cols<X, N>(dxrow + i * own.step, own.first(i), own.valid(i), d);
+      store_cols<X, N, St::plain>(dxrow + i * own.step, own.first(i), own.valid(i), d);
     }
     if constexpr (kPf) {
 #pragma unroll

@@ -183,34 +183,27 @@ __device__ __forceinline__ void load_weights(const W* p, float* out) {
 // reads again.
 __device__ __forceinline__ uint4 load_stream(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
 
-// Outputs (y, s, dx) are stored with the default policy (evict-normal), not streaming: the
-// next layer reads them, and what is still in L2 when the kernel ends it reads from there.
-// Streaming stores (st.global.cs, evict-first) gave them up first (docs/perf-notes.md run 25).
-template <class V>
+// How an output vector (y, s, dx) is stored: streaming (st.global.cs, evict-first), the
+// default for every kernel, or plain (the default policy). Plain stores cost add row-vector
+// 11-13 points of copy at bf16 M=16384 and chunked's L1 passes 0.5-3, and gained 3 points for
+// the row-vector backward at H=4097 and 1 for chunked's shared-memory pass at H=16384: each
+// kernel names the one measured better for it (docs/perf-notes.md run 25).
+enum class St { stream, plain };
+
+template <St kSt = St::stream, class V>
 __device__ __forceinline__ void store_out(V* p, const V& v) {
-  *p = v;
+  if constexpr (kSt == St::stream)
+    __stcs(p, v);
+  else
+    *p = v;
 }
 
-// The first of a row's two reads (chunked's first pass; the second comes from L1): an L2
-// evict-first hint, so the row's lines give way before the outputs' in L2.
-__device__ __forceinline__ uint4 load_first_of_two(const uint4* p) {
-  std::uint64_t pol;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-  uint4 v;
-  // volatile, with the memory clobber: never moved above pdl_begin's griddepcontrol.wait.
-  asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p), "l"(pol)
-               : "memory");
-  return v;
-}
-
-// Stores one vector of T at p (store_out), or element by element where
-// p is not 16-byte aligned (an output whose row phase differs from the input's).
-template <class T>
+// Stores one vector of T at p (store_out), or element by element where p is not 16-byte
+// aligned (an output whose row phase differs from the input's).
+template <class T, St kSt = St::stream>
 __device__ __forceinline__ void store_vec(T* p, const uint4& v) {
   if (aligned16(p)) {
-    store_out(reinterpret_cast<uint4*>(p), v);
+    store_out<kSt>(reinterpret_cast<uint4*>(p), v);
   } else {
     const T* e = reinterpret_cast<const T*>(&v);
 #pragma unroll

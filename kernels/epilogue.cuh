@@ -52,30 +52,30 @@ __device__ __forceinline__ float effective_weight(float w) {
     return w;
 }
 
-// V consecutive bytes (V = 4 or 8, packed little-endian in V / 4 words) at p, streaming:
-// one 8-byte store where p allows it, else 4-, 2- or 1-byte pieces. p's phase is the same
+// V consecutive bytes (V = 4 or 8, packed little-endian in V / 4 words) at p, by store_out's
+// kSt: one 8-byte store where p allows it, else 4-, 2- or 1-byte pieces. p's phase is the same
 // for every vector step of a row, so the branch is uniform across it.
-template <int V>
+template <int V, St kSt>
 __device__ __forceinline__ void store_bytes(unsigned char* p, const unsigned* words) {
   static_assert(V == 4 || V == 8, "fp8 y vectors are 4 or 8 bytes");
   const unsigned mis = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 7u);
   if constexpr (V == 8) {
     if (mis == 0) {
-      store_out(reinterpret_cast<uint2*>(p), make_uint2(words[0], words[1]));
+      store_out<kSt>(reinterpret_cast<uint2*>(p), make_uint2(words[0], words[1]));
       return;
     }
   }
   if ((mis & 3u) == 0) {
 #pragma unroll
-    for (int k = 0; k < V / 4; ++k) store_out(reinterpret_cast<unsigned*>(p) + k, words[k]);
+    for (int k = 0; k < V / 4; ++k) store_out<kSt>(reinterpret_cast<unsigned*>(p) + k, words[k]);
   } else if ((mis & 1u) == 0) {
 #pragma unroll
     for (int k = 0; k < V / 2; ++k)
-      store_out(reinterpret_cast<unsigned short*>(p) + k,
+      store_out<kSt>(reinterpret_cast<unsigned short*>(p) + k,
                 static_cast<unsigned short>(words[k / 2] >> (16 * (k % 2))));
   } else {
 #pragma unroll
-    for (int k = 0; k < V; ++k) store_out(p + k, static_cast<unsigned char>(words[k / 4] >> (8 * (k % 4))));
+    for (int k = 0; k < V; ++k) store_out<kSt>(p + k, static_cast<unsigned char>(words[k / 4] >> (8 * (k % 4))));
   }
 }
 
@@ -144,8 +144,9 @@ class Epilogue {
     }
   }
 
-  // y[0, kVec<X>) = the outputs of values v: one 16-byte vector of x's dtype (streaming, or
-  // element by element where y is not 16-byte aligned), or kVec<X> fp8 bytes.
+  // y[0, kVec<X>) = the outputs of values v: one 16-byte vector of x's dtype (stored by kSt,
+  // or element by element where y is not 16-byte aligned), or kVec<X> fp8 bytes.
+  template <St kSt = St::stream>
   __device__ __forceinline__ void store_vec(Y* y, const float* v) {
     constexpr int V = kVec<X>;
     if constexpr (kFp8) {
@@ -160,9 +161,9 @@ class Epilogue {
         else
           words[k / 4] |= pair << 16;
       }
-      store_bytes<V>(reinterpret_cast<unsigned char*>(y), words);
+      store_bytes<V, kSt>(reinterpret_cast<unsigned char*>(y), words);
     } else {
-      kern::store_vec<X>(y, pack<X>(v));
+      kern::store_vec<X, kSt>(y, pack<X>(v));
     }
   }
 

@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
-      if (i < nvec) v[u] = load_first_of_two(xv + i);
+      if (i < nvec) v[u] = xv[i];
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -131,13 +131,17 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   // which holds fewer registers (more blocks per SM for 512-thread blocks). Weights load at
   // any phase of the row (load_weights_raw_any: aligned, shifted or, at a row's ends, scalar).
   const bool unrolled = kPass2 == Pass2::kUnrolled;
+  // y plain from the shared-memory pass, streaming from the others: bf16 H=16384 95.8 ->
+  // 96.9% of copy with plain stores there, the L1 passes 0.5-3 points down and the hybrid 1
+  // (docs/perf-notes.md run 25).
+  constexpr St kStore = kPass2 == Pass2::kShared ? St::plain : St::stream;
   const auto put = [&](std::int64_t i, const uint4& raw) {  // y's body vector i from x's
     float f[V], wf[V];
     unpack<T>(raw, f);
     load_weights_any<W, V>(w + head + i * V, w, w + H, wf);
 #pragma unroll
     for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
-    epi.store_vec(y + head + i * V, f);
+    epi.template store_vec<kStore>(y + head + i * V, f);
   };
 #pragma unroll
   for (int j = 0; j < kRegs; ++j) {
