@@ -86,6 +86,14 @@ constexpr int min_blocks() {
 // (a loss at M=4096) and 4096 (a gain at every M), run 23.
 constexpr std::int64_t kPrefetchMinH = 2048;
 
+// How dx is stored (store_out): plain for 16-bit x, streaming for fp32. Plain against
+// streaming, M=16384: bf16 bwd H=4097 63.6 -> 66.7% of copy, add-bwd +0.4-1.0 at H 1024-16384,
+// bwd level within 0.4 at aligned H, decode bwd M=1 H=1024 1.94 -> 1.73 us and add-bwd H=4096
+// 3.86 -> 3.57 us; fp32 bwd H=8189 85.8 -> 81.6 and add-bwd 87.9 -> 82.2 (docs/perf-notes.md
+// runs 25-26).
+template <class X>
+constexpr St kDxStore = sizeof(X) == 2 ? St::plain : St::stream;
+
 template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny>
 __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf>()))
     bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct) {
@@ -158,7 +166,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
 #pragma unroll
         for (int k = 0; k < N; ++k) d[k] += df[k];
       }
-      store_cols<X, N, St::plain>(dxrow + i * own.step, own.first(i), own.valid(i), d);
+      store_cols<X, N, kDxStore<X>>(dxrow + i * own.step, own.first(i), own.valid(i), d);
     }
     if constexpr (kPf) {
 #pragma unroll

@@ -185,9 +185,10 @@ __device__ __forceinline__ uint4 load_stream(const void* p) { return __ldcs(stat
 
 // How an output vector (y, s, dx) is stored: streaming (st.global.cs, evict-first), the
 // default for every kernel, or plain (the default policy). Plain stores cost add row-vector
-// 11-13 points of copy at bf16 M=16384 and chunked's L1 passes 0.5-3, and gained 3 points for
-// the row-vector backward at H=4097 and 1 for chunked's shared-memory pass at H=16384: each
-// kernel names the one measured better for it (docs/perf-notes.md run 25).
+// 11-13 points of copy at bf16 M=16384, chunked's L1 passes 0.5-3 and fp32 rows 2-6, and
+// gained 3 points for the 16-bit row-vector backward at H=4097 and 1 for chunked's 16-bit
+// shared-memory pass at H=16384: each kernel names the one measured better for it
+// (docs/perf-notes.md runs 25-26).
 enum class St { stream, plain };
 
 template <St kSt = St::stream, class V>

@@ -131,10 +131,10 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   // which holds fewer registers (more blocks per SM for 512-thread blocks). Weights load at
   // any phase of the row (load_weights_raw_any: aligned, shifted or, at a row's ends, scalar).
   const bool unrolled = kPass2 == Pass2::kUnrolled;
-  // y plain from the shared-memory pass, streaming from the others: bf16 H=16384 95.8 ->
-  // 96.9% of copy with plain stores there, the L1 passes 0.5-3 points down and the hybrid 1
-  // (docs/perf-notes.md run 25).
-  constexpr St kStore = kPass2 == Pass2::kShared ? St::plain : St::stream;
+  // y plain from the shared-memory pass of 16-bit x, streaming otherwise: plain stores took
+  // bf16 M=16384 H=16384 from 95.7 to 97.0% of copy there, and fp32 H=8192 from 95.7 to 92.3;
+  // the L1 passes lost 0.5-3 points and the hybrid 1 (docs/perf-notes.md runs 25-26).
+  constexpr St kStore = kPass2 == Pass2::kShared && sizeof(T) == 2 ? St::plain : St::stream;
   const auto put = [&](std::int64_t i, const uint4& raw) {  // y's body vector i from x's
     float f[V], wf[V];
     unpack<T>(raw, f);
