@@ -26,10 +26,12 @@ CLI::App* setup_compare(CLI::App& app, CompareCmdOptions& o) {
       "compare",
       "Regression gate: compare CURRENT.csv against BASELINE.csv (exit 0 no regression, 1 regression, "
       "2 bad input)");
-  sub->add_option("BASELINE", o.baseline, fmt::format("Baseline CSV (schema rmsnorm-bench/1 to /{})", kSchemaVersion))
+  sub->add_option("BASELINE", o.baseline,
+                  fmt::format("Baseline CSV (schema rmsnorm-bench/1 to /{})", kSchemaVersion))
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("CURRENT", o.current, fmt::format("Current CSV (schema rmsnorm-bench/1 to /{})", kSchemaVersion))
+  sub->add_option("CURRENT", o.current,
+                  fmt::format("Current CSV (schema rmsnorm-bench/1 to /{})", kSchemaVersion))
       ->required()
       ->check(CLI::ExistingFile);
   add_parsed(

@@ -22,7 +22,8 @@ CLI::App* setup_merge(CLI::App& app, MergeOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "merge", "Merge CSVs (e.g. the shards of a sweep) into one; identical repeated rows are kept once");
   sub->add_option("INPUTS", o.inputs,
-                  fmt::format("CSV files (schema rmsnorm-bench/1 to /{0}), in order; the output is /{0}", kSchemaVersion))
+                  fmt::format("CSV files (schema rmsnorm-bench/1 to /{0}), in order; the output is /{0}",
+                              kSchemaVersion))
       ->required()
       ->check(CLI::ExistingFile)
       ->default_str("");

@@ -72,10 +72,11 @@ __device__ __forceinline__ void store_bytes(unsigned char* p, const unsigned* wo
 #pragma unroll
     for (int k = 0; k < V / 2; ++k)
       store_out<kSt>(reinterpret_cast<unsigned short*>(p) + k,
-                static_cast<unsigned short>(words[k / 2] >> (16 * (k % 2))));
+                     static_cast<unsigned short>(words[k / 2] >> (16 * (k % 2))));
   } else {
 #pragma unroll
-    for (int k = 0; k < V; ++k) store_out<kSt>(p + k, static_cast<unsigned char>(words[k / 4] >> (8 * (k % 4))));
+    for (int k = 0; k < V; ++k)
+      store_out<kSt>(p + k, static_cast<unsigned char>(words[k / 4] >> (8 * (k % 4))));
   }
 }
 
