@@ -254,7 +254,7 @@ __device__ __forceinline__ void store_row_from_shared(T* row, int H, unsigned ch
   for (int k = threadIdx.x; k < r.ng; k += blockDim.x) {
     const std::uintptr_t g = r.at(k);
     if (g >= r.rs && g + 16 <= r.re)
-      __stcs(reinterpret_cast<uint4*>(g), *reinterpret_cast<const uint4*>(slot + 16 * k));
+      store_out(reinterpret_cast<uint4*>(g), *reinterpret_cast<const uint4*>(slot + 16 * k));
     else
       r.template copy_elements<false>(g, slot + 16 * k);
   }

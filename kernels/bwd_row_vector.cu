@@ -7,7 +7,8 @@
 //   - a row's x, dy (and ds_out) chunks are held in registers (raw) between the block_sum
 //     of S = sum_j (dy[j] * w[j]) * x[j] and the write of dx: each input is read once,
 //     with streaming 16-byte loads (2 to 3 vectors a chunk in flight a thread, all issued
-//     before the first is used) and streaming 16-byte stores for dx.
+//     before the first is used) and 16-byte stores for dx (plain for 16-bit x, streaming
+//     for fp32: kDxStore).
 // At the end each block writes its partials as row b of the workspace (P x H fp32) and the
 // column sum (bwd_common.cuh) reduces them in a fixed order: dw is bitwise repeatable.
 // NCH is 2 or 4, whichever keeps more blocks (rows in flight) resident per SM; the block has
