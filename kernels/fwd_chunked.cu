@@ -1,6 +1,7 @@
 // chunked: one block per row, two passes over the row in chunks of blockDim 16-byte vectors:
 // the first sums squares (4 loads in flight a thread), the second re-reads x (from L1: the
-// row was just read) and writes y. Nothing is held across the passes, so any H works
+// row was just read; the first read hints evict-last, the re-read evict-first, load_keep and
+// load_last in common.cuh) and writes y. Nothing is held across the passes, so any H works
 // without spilling. Rows of 32 KB and more (as long as one fits a block's shared memory) go
 // through shared memory instead: the first pass copies the row there by cp.async, every
 // vector of a thread in flight at once, and the second reads it back (bf16 H=32768: 80.7% ->
@@ -108,7 +109,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
-      if (i < nvec) v[u] = xv[i];
+      if (i < nvec) v[u] = load_keep(xv + i);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -150,7 +151,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   }
   if (!unrolled) {
     for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads)
-      put(i, kImaged ? row_image[i - kept] : xv[i]);
+      put(i, kImaged ? row_image[i - kept] : load_last(xv + i));
   }
   for (std::int64_t base = threadIdx.x; unrolled && base < nvec; base += static_cast<std::int64_t>(kUnroll) * nthreads) {
     uint4 v[kUnroll];
@@ -159,7 +160,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
       if (i < nvec) {
-        v[u] = xv[i];
+        v[u] = load_last(xv + i);
         load_weights_raw_any<W, V>(w + head + i * V, w, w + H, wraw[u]);
       }
     }

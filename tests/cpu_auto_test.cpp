@@ -28,6 +28,19 @@ TEST(AutoByM, DecodeShapesTakeChunkedWhereTheSweepShowedIt) {
   EXPECT_FALSE(kern::auto_pick_by_m(problem(Op::bwd, DType::bf16, 1, 1024)).has_value());
 }
 
+TEST(AutoAdd, ChunkedForWide16BitRowsRowVectorAround) {
+  // 16-bit rows of 1024-1536 vectors: chunked's 512-thread blocks (docs/perf-notes.md run 29).
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 8192)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f16, 16384, 12288)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 8184)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 12289)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 16384)), kern::Strategy::row_vector);
+  // Not for fp32 x, nor for 16-bit x with an fp32 residual or weight.
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, 8192)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_add(Problem::of(Op::add, 16384, 8192, DType::bf16, DType::bf16, DType::f32)),
+            kern::Strategy::row_vector);
+}
+
 TEST(AutoBwd, RowVectorWhereItHoldsTheRowChunkedElsewhere) {
   // 16-bit past 8192 took staged until row-vector's backward prefetched the next row (bf16
   // M=16384 H=16384: 88.9% of copy against staged's 77.1%, docs/perf-notes.md run 23).
