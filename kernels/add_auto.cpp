@@ -5,21 +5,24 @@
 // row-vector (x and r read once, the row held as fp32 s in registers) beats chunked at every
 // H it holds but one (16-bit H=1024: 88.8% against 91.0%), by the most at the top of its
 // range (bf16 H=16384: 92.7% against 87.0%; fp32 H=8192: 92.5% against 87.3%). So it is the
-// pick wherever it holds the row, chunked beyond. For small M the table measured at each M
-// (auto_pick_by_m, kernels/auto_by_m.inc) comes first: there chunked wins at small H, by up to
-// 40% at M <= 256 (docs/perf-notes.md run 16).
+// pick wherever it holds the row, chunked beyond, but for 16-bit rows that give each of
+// chunked's 512 threads 2 or 3 whole vectors (run 30: bf16 H=8192 95.5 against 93.5). For
+// small M the table measured at each M (auto_pick_by_m, kernels/auto_by_m.inc) comes first:
+// there chunked wins at small H, by up to 40% at M <= 256 (docs/perf-notes.md run 16).
 #include "kernels/launchers.h"
 
 namespace rb::kern {
 namespace {
 
-// 16-bit x, r and w with 1024 to 1536 vectors a row (bf16 H 8185 to 12288): chunked runs
-// 512-thread blocks of 2-3 vectors a thread there, which measured 94.5% of copy at bf16
-// M=16384 H=8192 against row-vector's 93.9 (docs/perf-notes.md run 29).
+// 16-bit x, r and w whose row is 2 or 3 vectors for each of chunked's 512 threads (1024 or
+// 1536 vectors: bf16 H 8185-8192 and 12281-12288): chunked against row-vector at bf16 M=16384,
+// % of copy (docs/perf-notes.md run 30): H=8192 95.3-95.6 against 93.4-93.7 (fp16 95.6-96.0
+// against 93.3-93.5), H=12288 93.9-94.1 against 93.5-93.6, but H=10240 (2.5 vectors a thread)
+// 93.8 against 94.0-94.2: row-vector keeps the rows in between.
 bool chunked_wide_rows(const Problem& p) {
   const auto two = [](DType d) { return dtype_size(d) == 2; };
   const std::int64_t nv = (p.H + 7) / 8;
-  return two(p.x) && two(p.r) && two(p.w) && nv >= 1024 && nv <= 1536;
+  return two(p.x) && two(p.r) && two(p.w) && (nv == 1024 || nv == 1536);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // streaming) and sums its squares. Pass 2 re-reads x and r (from L1 or L2: pass 1 read the
 // row with caching loads), forms the same fp32 s again and writes y. Nothing is held across
 // the passes, so any H works without spilling: the fallback past row-vector's rows, and
-// auto's pick for 16-bit rows of 1024-1536 vectors. Blocks of ~H/(4 vectors) threads, 64 to
+// auto's pick for 16-bit rows of 1024 or 1536 vectors. Blocks of ~H/(4 vectors) threads, 64 to
 // 512 (512 from 2 vectors a thread for 16-bit tensors), with compile-time sizes (fixed
 // offsets between a round's vectors, fewer registers).
 // Any H >= 1, any row strides, any base alignment of every tensor: the row peels a scalar
@@ -171,9 +171,9 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     using Y = decltype(y);
     // kBlockVecs vectors a thread where the block size allows (the forward's sizing), but
     // 512-thread blocks from 2 vectors a thread when x, r and w are all 16-bit: bf16 M=16384
-    // H=8192 ran at 94.5% of copy in 512 threads (2 vectors each, the plain second pass)
-    // against 88.8% in 256 (4 each, unrolled), and at H=4096 256 threads lost to 128 (92.0
-    // against 93.2): docs/perf-notes.md run 29.
+    // H=8192 ran at 95.3-95.6% of copy in 512 threads (2 vectors each, the plain second pass)
+    // against 88.8-88.9 in 256 (4 each, unrolled); at H=4096, 256 threads lost to 128 (92.0
+    // against 93.2): docs/perf-notes.md runs 29-30.
     const std::int64_t nv = (a.H + kVec<T> - 1) / kVec<T>;
     std::int64_t threads = ((nv + kBlockVecs - 1) / kBlockVecs + 31) / 32 * 32;
     if (sizeof(T) == 2 && sizeof(R) == 2 && sizeof(W) == 2 && nv >= 2 * kMaxThreads) threads = kMaxThreads;

@@ -186,34 +186,33 @@ __device__ __forceinline__ uint4 load_stream(const void* p) { return __ldcs(stat
 // A vector read twice by one block (chunked's two passes over a row, the second from L1):
 // load_keep for the first read, with L1 and L2 evict-last hints, load_last for the second,
 // evict-first in both, so the row's lines stay through the reduction and give way first once
-// read again (the policies of torch.compile's two-loop reductions). Against plain loads:
-// chunked bf16 M=16384 H=4096 +2.0 points of copy, H=8192 +1.6, fp32 H=4096 +0.7
-// (docs/perf-notes.md run 29). Both are volatile so that they keep their order against the
-// passes' stores (a row may be normalised in place).
-__device__ __forceinline__ unsigned long long l2_policy_evict_last() {
-  unsigned long long p;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-__device__ __forceinline__ unsigned long long l2_policy_evict_first() {
-  unsigned long long p;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
+// read again (the policies of torch.compile's two-loop reductions). Against plain loads, at
+// M=16384 (% of copy): bf16 H=2048 90.1 -> 92.2, 4096 93.7 -> 96.3, 8192 94.6 -> 97.5, fp16
+// 8192 95.5 -> 98.6, fp32 4096 96.3 -> 99.8; one launch at M=1 H=4096 1.79 -> 1.85 us
+// (graph replay; docs/perf-notes.md run 30). Both are volatile so that they keep their order
+// against the passes' stores (a row may be normalised in place).
+//
+// The two differ only in the eviction priority both hints name (a string literal inside the
+// asm, so spliced by the preprocessor): an L2 policy made by createpolicy, then the load.
+#define RB_HINTED_LOAD(prio, p, v)                                                            \
+  do {                                                                                        \
+    unsigned long long pol;                                                                   \
+    asm volatile("createpolicy.fractional.L2::" prio ".b64 %0, 1.0;" : "=l"(pol));            \
+    asm volatile("ld.global.L1::" prio ".L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"      \
+                 : "=r"((v).x), "=r"((v).y), "=r"((v).z), "=r"((v).w)                         \
+                 : "l"(p), "l"(pol));                                                         \
+  } while (0)
 __device__ __forceinline__ uint4 load_keep(const uint4* p) {
   uint4 v;
-  asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p), "l"(l2_policy_evict_last()));
+  RB_HINTED_LOAD("evict_last", p, v);
   return v;
 }
 __device__ __forceinline__ uint4 load_last(const uint4* p) {
   uint4 v;
-  asm volatile("ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p), "l"(l2_policy_evict_first()));
+  RB_HINTED_LOAD("evict_first", p, v);
   return v;
 }
+#undef RB_HINTED_LOAD
 
 // How an output vector (y, s, dx) is stored: streaming (st.global.cs, evict-first), the
 // default for every kernel, or plain (the default policy). Plain stores cost add row-vector

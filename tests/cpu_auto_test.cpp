@@ -29,10 +29,12 @@ TEST(AutoByM, DecodeShapesTakeChunkedWhereTheSweepShowedIt) {
 }
 
 TEST(AutoAdd, ChunkedForWide16BitRowsRowVectorAround) {
-  // 16-bit rows of 1024-1536 vectors: chunked's 512-thread blocks (docs/perf-notes.md run 29).
+  // 16-bit rows of 2 or 3 vectors for each of chunked's 512 threads (docs/perf-notes.md run 30).
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 8192)), kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 8185)), kern::Strategy::chunked);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f16, 16384, 12288)), kern::Strategy::chunked);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 8184)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 10240)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 12289)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 16384)), kern::Strategy::row_vector);
   // Not for fp32 x, nor for 16-bit x with an fp32 residual or weight.
