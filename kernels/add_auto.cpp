@@ -14,15 +14,16 @@
 namespace rb::kern {
 namespace {
 
-// 16-bit x, r and w whose row is 2 or 3 vectors for each of chunked's 512 threads (1024 or
-// 1536 vectors: bf16 H 8185-8192 and 12281-12288): chunked against row-vector at bf16 M=16384,
-// % of copy (docs/perf-notes.md run 30): H=8192 95.3-95.6 against 93.4-93.7 (fp16 95.6-96.0
-// against 93.3-93.5), H=12288 93.9-94.1 against 93.5-93.6, but H=10240 (2.5 vectors a thread)
-// 93.8 against 94.0-94.2: row-vector keeps the rows in between.
+// 16-bit x, r and w whose row gives each of chunked's 512 threads 2 or 3 whole vectors (1024
+// or 1536 vectors: bf16 H 8185-8192 and 12281-12288): chunked against row-vector at bf16
+// M=16384, % of copy (docs/perf-notes.md run 30): H=8192 95.3-95.6 against 93.4-93.7 (fp16
+// 95.6-96.0 against 93.3-93.5), H=12288 93.9-94.1 against 93.5-93.6, but H=10240 (2.5 vectors
+// a thread) 93.8 against 94.0-94.2: row-vector keeps the rows in between.
 bool chunked_wide_rows(const Problem& p) {
-  const auto two = [](DType d) { return dtype_size(d) == 2; };
-  const std::int64_t nv = (p.H + 7) / 8;
-  return two(p.x) && two(p.r) && two(p.w) && (nv == 1024 || nv == 1536);
+  if (dtype_size(p.x) != 2 || dtype_size(p.w) != 2 || dtype_size(p.r) != 2) return false;
+  const std::int64_t threads = add_chunked_threads(p.x, p.w, p.r, p.H);
+  const std::int64_t nv = row_vectors(p.H, dtype_size(p.x));
+  return threads == 512 && nv % threads == 0 && (nv / threads == 2 || nv / threads == 3);
 }
 
 }  // namespace

@@ -160,6 +160,19 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
 
 }  // namespace
 
+std::int64_t add_chunked_threads(DType x, DType w, DType r, std::int64_t H) {
+  // kBlockVecs vectors a thread where the block size allows (the forward's sizing), but
+  // 512-thread blocks from 2 vectors a thread when x, r and w are all 16-bit: bf16 M=16384
+  // H=8192 ran at 95.3-95.6% of copy in 512 threads (2 vectors each, the plain second pass)
+  // against 88.8-88.9 in 256 (4 each, unrolled); at H=4096, 256 threads lost to 128 (92.0
+  // against 93.2): docs/perf-notes.md runs 29-30.
+  const std::int64_t nv = row_vectors(H, dtype_size(x));
+  std::int64_t threads = ((nv + kBlockVecs - 1) / kBlockVecs + 31) / 32 * 32;
+  const bool narrow = dtype_size(x) == 2 && dtype_size(w) == 2 && dtype_size(r) == 2;
+  if (narrow && nv >= 2 * kMaxThreads) threads = kMaxThreads;
+  return threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
+}
+
 cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
   if (const cudaError_t e = begin_output(a, s); e != cudaSuccess) return e;
   if (a.M == 0) return cudaSuccess;
@@ -169,15 +182,7 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     using R = decltype(r);
     constexpr Convention C = decltype(c)::value;
     using Y = decltype(y);
-    // kBlockVecs vectors a thread where the block size allows (the forward's sizing), but
-    // 512-thread blocks from 2 vectors a thread when x, r and w are all 16-bit: bf16 M=16384
-    // H=8192 ran at 95.3-95.6% of copy in 512 threads (2 vectors each, the plain second pass)
-    // against 88.8-88.9 in 256 (4 each, unrolled); at H=4096, 256 threads lost to 128 (92.0
-    // against 93.2): docs/perf-notes.md runs 29-30.
-    const std::int64_t nv = (a.H + kVec<T> - 1) / kVec<T>;
-    std::int64_t threads = ((nv + kBlockVecs - 1) / kBlockVecs + 31) / 32 * 32;
-    if (sizeof(T) == 2 && sizeof(R) == 2 && sizeof(W) == 2 && nv >= 2 * kMaxThreads) threads = kMaxThreads;
-    threads = threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
+    const std::int64_t threads = add_chunked_threads(a.xdtype, a.wdtype, a.rdtype, a.H);
     // As in the forward's chunked (docs/perf-notes.md): the unrolled second pass in blocks of
     // <= 256 threads, the plain one in larger blocks, where its smaller register footprint
     // keeps more blocks resident.

@@ -196,7 +196,7 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // H=4097: 78.4% -> 86.5% of copy, 2049: 72.4% -> 80.6%). From 256 threads up they round
     // UP: 8193 at 288 threads takes the plain second pass (92.8%), at 256 the unrolled one
     // with a second round (87.9%). docs/perf-notes.md, runs 11-12.
-    const std::int64_t nv = (a.H + kVec<T> - 1) / kVec<T>;
+    const std::int64_t nv = row_vectors(a.H, sizeof(T));
     std::int64_t threads = nv / kUnroll / 32 * 32;
     if (threads >= 256) threads = ((nv + kUnroll - 1) / kUnroll + 31) / 32 * 32;
     threads = threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);

@@ -48,11 +48,20 @@ enum class FwdBug {
 };
 cudaError_t launch_fwd_mutant(FwdBug bug, const FwdArgs& a, cudaStream_t s);
 
+// 16-byte vectors a row of H elements spans, at most: ceil(H / V). With no head the body is
+// floor(H / V) vectors; with a head of h >= 1 elements it is floor((H - h) / V), fewer.
+inline std::int64_t row_vectors(std::int64_t H, std::size_t elem_size) {
+  const std::int64_t v = static_cast<std::int64_t>(16 / elem_size);
+  return (H + v - 1) / v;
+}
+
 // ---- add: fused residual add + RMSNorm (AddArgs) ------------------------------------------
 // Every launcher handles any H >= 1, any row strides and any base alignment, and every
 // (x, w, r) combo: w in {x, fp32}, r in {x, fp32}. M == 0 is a no-op.
 cudaError_t launch_add_naive(const AddArgs& a, cudaStream_t s);
 cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s);
+// Threads a block of chunked's add runs for rows of H (one row a block): 64 to 512.
+std::int64_t add_chunked_threads(DType x, DType w, DType r, std::int64_t H);
 // Register-resident rows: H up to add_row_vector_max_H(x, r).
 std::int64_t add_row_vector_max_H(DType x, DType r);
 cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s);

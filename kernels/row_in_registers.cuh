@@ -86,11 +86,4 @@ struct RowSlice {
   }
 };
 
-// Body vectors a group must hold for one row, at most: ceil(H / V). With no head the body
-// is floor(H / V) vectors; with a head of h >= 1 elements it is floor((H - h) / V), fewer.
-inline std::int64_t row_vectors(std::int64_t H, std::size_t elem_size) {
-  const std::int64_t v = static_cast<std::int64_t>(16 / elem_size);
-  return (H + v - 1) / v;
-}
-
 }  // namespace rb::kern

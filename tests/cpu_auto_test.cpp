@@ -37,6 +37,12 @@ TEST(AutoAdd, ChunkedForWide16BitRowsRowVectorAround) {
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 10240)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 12289)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 16384)), kern::Strategy::row_vector);
+  // The block sizes run 30 measured: 512 threads of 2 vectors at bf16 H=8192 (256 before),
+  // 128 at H=4096; fp32 x or an fp32 weight keep the 4-vector sizing.
+  EXPECT_EQ(kern::add_chunked_threads(DType::bf16, DType::bf16, DType::bf16, 8192), 512);
+  EXPECT_EQ(kern::add_chunked_threads(DType::bf16, DType::bf16, DType::bf16, 4096), 128);
+  EXPECT_EQ(kern::add_chunked_threads(DType::bf16, DType::f32, DType::bf16, 8192), 256);
+  EXPECT_EQ(kern::add_chunked_threads(DType::f32, DType::f32, DType::f32, 4096), 256);
   // Not for fp32 x, nor for 16-bit x with an fp32 residual or weight.
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, 8192)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_add(Problem::of(Op::add, 16384, 8192, DType::bf16, DType::bf16, DType::f32)),
