@@ -194,10 +194,13 @@ __device__ __forceinline__ uint4 load_stream(const void* p) { return __ldcs(stat
 //
 // The two differ only in the eviction priority both hints name (a string literal inside the
 // asm, so spliced by the preprocessor): an L2 policy made by createpolicy, then the load.
+// createpolicy reads nothing and writes only its result, so its asm is not volatile: the
+// compiler makes each policy once a thread and hoists it out of the passes' loops, where a
+// volatile one was made again before every load (docs/perf-notes.md run 31).
 #define RB_HINTED_LOAD(prio, p, v)                                                            \
   do {                                                                                        \
     unsigned long long pol;                                                                   \
-    asm volatile("createpolicy.fractional.L2::" prio ".b64 %0, 1.0;" : "=l"(pol));            \
+    asm("createpolicy.fractional.L2::" prio ".b64 %0, 1.0;" : "=l"(pol));                     \
     asm volatile("ld.global.L1::" prio ".L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"      \
                  : "=r"((v).x), "=r"((v).y), "=r"((v).z), "=r"((v).w)                         \
                  : "l"(p), "l"(pol));                                                         \
