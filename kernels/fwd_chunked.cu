@@ -2,12 +2,12 @@
 // the first sums squares (4 loads in flight a thread), the second re-reads x (from L1: the
 // row was just read; the first read hints evict-last, the re-read evict-first, load_keep and
 // load_last in common.cuh) and writes y. Nothing is held across the passes, so any H works
-// without spilling. Rows of 32 KB and more (as long as one fits a block's shared memory) go
-// through shared memory instead: the first pass copies the row there by cp.async, every
-// vector of a thread in flight at once, and the second reads it back (bf16 H=32768: 80.7% ->
-// 95.6% of copy, docs/perf-notes.md run 18). Rows whose image fits one block an SM at most
-// (bf16 past ~57K) keep a part in registers so that two fit, while the rows are few (run 22:
-// bf16 M=1024 H=65536 67 -> 78%). Blocks of ~H/(4 vectors) threads, 64 to 512.
+// without spilling. Rows longer than the L1 pass keeps (64 KB in 16-bit, 32 KB in fp32; as
+// long as one fits a block's shared memory) go through shared memory instead: the first pass
+// copies the row there by cp.async, every vector of a thread in flight at once, and the
+// second reads it back (docs/perf-notes.md runs 18 and 31). Rows whose image fits one block
+// an SM at most (bf16 past ~57K) keep a part in registers so that two fit, while the rows are
+// few (run 22: bf16 M=1024 H=65536 67 -> 78%). Blocks of ~H/(4 vectors) threads, 64 to 512.
 // On the H200 this L1
 // re-read beats holding the row in registers (row-vector) for fp16/bf16 from H=2K up and
 // for most fp32 H from 1K (docs/perf-notes.md): it holds fewer registers, so more rows
@@ -23,12 +23,19 @@ namespace {
 
 constexpr int kMaxThreads = 512;
 constexpr int kUnroll = 4;  // independent vector loads in flight per thread
-constexpr std::size_t kSharedRowMin = 32 * 1024;  // row bytes from which Pass2::kShared runs
+// The longest rows (bytes) that take the L1 passes; longer ones go through shared memory
+// (kShared, kHybrid). With load_keep / load_last's hints the L1 pass beat the shared one at
+// every row measured up to 64 KB in 16-bit and 32 KB in fp32, and lost at fp32's 64 KB rows
+// (M=16384, % of copy, shared -> L1: bf16 H=16384 97.0 -> 100.4, H=32768 95.7 -> 99.3; fp32
+// H=8192 95.7 -> 99.8, H=16384 95.8 -> 94.1; docs/perf-notes.md run 31). Before the hints the
+// shared pass led from 32 KB in both (run 18). Rows in between (fp32 32-64 KB) are not measured.
+template <class T>
+constexpr std::size_t kL1RowMax = (sizeof(T) == 4 ? 32 : 64) * 1024;
 
 // How the second pass gets the row: kPlain re-reads x one vector at a time, kUnrolled
 // kUnroll vectors at a time (both from L1, where the first pass left the row), kShared from
 // shared memory, where the first pass put it with cp.async (every vector of the thread in
-// flight at once, and no L1 eviction between the passes: for rows of 32 KB and more).
+// flight at once, and no L1 eviction between the passes: for rows past kL1RowMax).
 // kHybrid: kShared with each thread's first kKeep vectors held in registers instead, for
 // rows whose whole image would leave room for one block an SM only: the shared part is then
 // small enough for two, which overlap one block's loads with the other's stores (a 128 KB
@@ -133,8 +140,9 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   // any phase of the row (load_weights_raw_any: aligned, shifted or, at a row's ends, scalar).
   const bool unrolled = kPass2 == Pass2::kUnrolled;
   // y plain from the shared-memory pass of 16-bit x, streaming otherwise: plain stores took
-  // bf16 M=16384 H=16384 from 95.7 to 97.0% of copy there, and fp32 H=8192 from 95.7 to 92.3;
-  // the L1 passes lost 0.5-3 points and the hybrid 1 (docs/perf-notes.md runs 25-26).
+  // bf16 M=16384 H=16384 from 95.7 to 97.0% of copy when its 32 KB rows still took this pass
+  // (level at H=32768), and fp32 H=8192 from 95.7 to 92.3; the L1 passes lost 0.5-3 points and
+  // the hybrid 1 (docs/perf-notes.md runs 25-26; since run 31 the pass runs past 64 KB only).
   constexpr St kStore = kPass2 == Pass2::kShared && sizeof(T) == 2 ? St::plain : St::stream;
   const auto put = [&](std::int64_t i, const uint4& raw) {  // y's body vector i from x's
     float f[V], wf[V];
@@ -206,10 +214,10 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     const auto rows = static_cast<unsigned>(a.M);
     const auto block = static_cast<unsigned>(threads);
     if (threads <= 256) return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, rows, block, 0, s, a);
-    // Rows of kSharedRowMin bytes and more go through shared memory, as long as the row fits
-    // a block's: docs/perf-notes.md runs 18-19.
+    // Rows longer than kL1RowMax go through shared memory, as long as the row fits a
+    // block's: docs/perf-notes.md runs 18-19 and 31.
     const std::size_t image = static_cast<std::size_t>(nv) * 16;
-    if (image >= kSharedRowMin) {
+    if (image > kL1RowMax<T>) {
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
       const bool fits = allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image;
       // Where the whole image leaves room for one block an SM and the hybrid's part for
