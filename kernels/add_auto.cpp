@@ -6,7 +6,9 @@
 // H it holds but one (16-bit H=1024: 88.8% against 91.0%), by the most at the top of its
 // range (bf16 H=16384: 92.7% against 87.0%; fp32 H=8192: 92.5% against 87.3%). So it is the
 // pick wherever it holds the row, chunked beyond, but for 16-bit rows that give each of
-// chunked's 512 threads 2 or 3 whole vectors (run 30: bf16 H=8192 95.5 against 93.5). For
+// chunked's 512 threads 2 or 3 whole vectors (run 30: bf16 H=8192 95.5 against 93.5) and for
+// rows chunked takes through shared memory (x and r together 64 KB and more; run 31: bf16
+// H=16384 95.9 against 93.2, fp32 H=8192 96.1 against 93.2). For
 // small M the table measured at each M (auto_pick_by_m, kernels/auto_by_m.inc) comes first:
 // there chunked wins at small H, by up to 40% at M <= 256 (docs/perf-notes.md run 16).
 #include "kernels/launchers.h"
@@ -32,7 +34,7 @@ Strategy auto_pick_add(const Problem& p) {
   const bool row_vector_holds = p.H <= add_row_vector_max_H(p.x, p.r);
   if (const auto s = auto_pick_by_m(p); s && (*s == Strategy::chunked || (*s == Strategy::row_vector && row_vector_holds)))
     return *s;
-  if (chunked_wide_rows(p)) return Strategy::chunked;
+  if (chunked_wide_rows(p) || add_chunked_image_bytes(p.x, p.r, p.H) > 0) return Strategy::chunked;
   return row_vector_holds ? Strategy::row_vector : Strategy::chunked;
 }
 

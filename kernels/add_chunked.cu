@@ -3,10 +3,12 @@
 // their r, 1 when r is fp32 under 16-bit x), forms s = x + r, stores it (residual_out,
 // streaming) and sums its squares. Pass 2 re-reads x and r (from L1 or L2: pass 1 read the
 // row with caching loads), forms the same fp32 s again and writes y. Nothing is held across
-// the passes, so any H works without spilling: the fallback past row-vector's rows, and
-// auto's pick for 16-bit rows of 1024 or 1536 vectors. Blocks of ~H/(4 vectors) threads, 64 to
-// 512 (512 from 2 vectors a thread for 16-bit tensors), with compile-time sizes (fixed
-// offsets between a round's vectors, fewer registers).
+// the passes, so any H works without spilling. Rows whose x and r together take 64 KB and
+// more go through shared memory instead (kShared: pass 1 copies them there by cp.async, pass 2
+// reads them back). auto's pick past row-vector's rows, for those shared-memory rows, and for
+// 16-bit rows of 1024 or 1536 vectors. Blocks of ~H/(4 vectors) threads, 64 to 512 (512 from
+// 2 vectors a thread for 16-bit tensors, and for the shared-memory rows), with compile-time
+// sizes (fixed offsets between a round's vectors, fewer registers).
 // Any H >= 1, any row strides, any base alignment of every tensor: the row peels a scalar
 // head up to x's first 16-byte boundary and a scalar tail. Rows whose r, s and y are 16-byte
 // aligned at that boundary take plain vector accesses in unrolled rounds (pass 2 unrolled
@@ -28,6 +30,12 @@ constexpr int kMaxThreads = 512;
 constexpr int kLoads1 = 4;     // 16-byte loads in flight a thread, pass 1
 constexpr int kLoads2 = 6;     // and pass 2 (unrolled)
 constexpr int kBlockVecs = 4;  // vectors of x a thread, when the block size allows
+// Image bytes (x's and r's row bodies) from which a row goes through shared memory (kShared,
+// 512 threads). bf16 M=16384, % of copy, L1 re-read -> shared memory: H=16384 (64 KB) 88.3 ->
+// 95.9 (row-vector 93.2), H=24576 72.8 -> 96.1, H=32768 (128 KB, one block an SM) 67.6 -> 95.4;
+// fp32 H=8192 (64 KB) 85.5 -> 96.1 (row-vector 93.2), H=16384 67.0 -> 96.8 (docs/perf-notes.md
+// run 31). Images of 32-64 KB are not measured on it: they keep the L1 passes.
+constexpr std::size_t kSharedRowMin = 64 * 1024;
 
 // Blocks of NT threads that must fit on an SM at once (launch bounds; ptxas sizes the
 // registers to fit): 3 of 512 threads (40 registers; the forward's chunked fits 3 at large H
@@ -39,7 +47,12 @@ constexpr int chunked_min_blocks() {
   return narrow ? (NT > 256 ? 3 : NT > 128 ? 5 : NT > 64 ? 9 : 16) : 65536 / NT / 64;
 }
 
-template <class T, class W, class R, Convention C, class Y, int NT>
+// kShared: rows whose x and r are aligned where x's body starts (streams_aligned) go through
+// shared memory: pass 1 copies the row's body of x and r there by cp.async (every vector of a
+// thread in flight at once) and pass 2 reads them back, instead of re-reading them from an L1
+// that a row of 64 KB and more (x and r together) no longer fits beside the SM's other blocks.
+// The forward's chunked does the same from 32 KB rows of x (fwd_chunked.cu).
+template <class T, class W, class R, Convention C, class Y, int NT, bool kShared = false>
 __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_chunked_kernel(AddArgs a, bool pdl) {
   if (pdl) pdl_begin();
   constexpr bool kUnrolled2 = NT <= 256;
@@ -64,6 +77,16 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
   // access; others go one vector at a time and test each access (their element-wise loads
   // would otherwise hold a register per element, and ptxas sizes the kernel for them).
   const bool aligned = streams_aligned(io.r, io.s, io.y, head);
+  // kShared: the body's vectors of x, then r's in kResVecs planes of nvec vectors each
+  // (consecutive threads read consecutive 16 bytes of a plane: no bank conflicts).
+  extern __shared__ uint4 image[];
+  const bool imaged = kShared && aligned;
+  const auto image_add = [&](std::int64_t i, float* f) {  // s over body vector i, from the image
+    uint4 rv[RV];
+#pragma unroll
+    for (int q = 0; q < RV; ++q) rv[q] = image[(1 + q) * nvec + i];
+    add_vec<T, R>(epi, image[i], rv, f);
+  };
 
   // Pass 1: s = x + r, stored, squares summed. A round is U vectors a thread, NT vectors
   // apart (compile-time offsets from the round's first column), all loads issued first.
@@ -96,10 +119,29 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
       }
     }
   };
-  if (aligned)
+  if (imaged) {
+    // Each thread copies, then reads back, only its own vectors: no barrier needed.
+    const uint4* xg = reinterpret_cast<const uint4*>(io.x + head);
+    const uint4* rg = reinterpret_cast<const uint4*>(io.r + head);
+    for (std::int64_t i = tid; i < nvec; i += NT) {
+      cp_async16(image + i, xg + i);
+#pragma unroll
+      for (int q = 0; q < RV; ++q) cp_async16(image + (1 + q) * nvec + i, rg + i * RV + q);
+    }
+    cp_async_commit();
+    cp_async_wait(0);
+    for (std::int64_t i = tid; i < nvec; i += NT) {
+      float f[V];
+      image_add(i, f);
+#pragma unroll
+      for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+      store_residual<T, R>(assume16<true>(io.s + head + i * V), f);
+    }
+  } else if (aligned) {
     pass1(std::true_type{}, std::integral_constant<int, U1>{});
-  else
+  } else {
     pass1(std::false_type{}, std::integral_constant<int, 1>{});
+  }
   for (std::int64_t j = tid; j < head; j += NT) {
     const float v = add_store_elem(epi, io.x, io.r, io.s, j);
     sumsq += v * v;
@@ -147,10 +189,20 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
       }
     }
   };
-  if (kUnrolled2 && aligned && aligned16(io.w + head))
+  if (imaged) {
+    for (std::int64_t i = tid; i < nvec; i += NT) {
+      float f[V], wf[V];
+      image_add(i, f);
+      load_weights_any<W, V>(io.w + head + i * V, io.w, io.w + H, wf);
+#pragma unroll
+      for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], rr, wf[k]);
+      epi.store_vec(assume16_y<true>(io.y + head + i * V), f);
+    }
+  } else if (kUnrolled2 && aligned && aligned16(io.w + head)) {
     pass2(std::true_type{}, std::integral_constant<int, U2>{});
-  else
+  } else {
     pass2(std::false_type{}, std::integral_constant<int, 1>{});
+  }
   for (std::int64_t j = tid; j < head; j += NT)
     normalize_elem(epi, add_elem(epi, io.x, io.r, j), rr, io.w, io.y, j);
   for (std::int64_t j = body_end + tid; j < H; j += NT)
@@ -173,6 +225,13 @@ std::int64_t add_chunked_threads(DType x, DType w, DType r, std::int64_t H) {
   return threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
 }
 
+std::size_t add_chunked_image_bytes(DType x, DType r, std::int64_t H) {
+  // x's and r's row bodies, at most.
+  const auto image = static_cast<std::size_t>(row_vectors(H, dtype_size(x))) * 16 *
+                     (1 + dtype_size(r) / dtype_size(x));
+  return image >= kSharedRowMin ? image : 0;
+}
+
 cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
   if (const cudaError_t e = begin_output(a, s); e != cudaSuccess) return e;
   if (a.M == 0) return cudaSuccess;
@@ -193,8 +252,14 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
       return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128>, grid, 128, 0, s, a);
     else if (threads <= 256)
       return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256>, grid, 256, 0, s, a);
-    else
-      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512>, grid, 512, 0, s, a);
+    // Rows through shared memory (add_chunked_image_bytes), as long as the image fits a
+    // block's.
+    if (const std::size_t image = add_chunked_image_bytes(a.xdtype, a.rdtype, a.H); image > 0) {
+      const auto kernel = add_chunked_kernel<T, W, R, C, Y, 512, true>;
+      if (allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image)
+        return launch_per_rows(kernel, grid, 512, image, s, a);
+    }
+    return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512>, grid, 512, 0, s, a);
   });
 }
 

@@ -62,6 +62,9 @@ cudaError_t launch_add_naive(const AddArgs& a, cudaStream_t s);
 cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s);
 // Threads a block of chunked's add runs for rows of H (one row a block): 64 to 512.
 std::int64_t add_chunked_threads(DType x, DType w, DType r, std::int64_t H);
+// Bytes of shared memory a block of chunked's add takes for rows of H (x's and r's bodies),
+// where its rows go through shared memory; 0 where they are read twice through L1.
+std::size_t add_chunked_image_bytes(DType x, DType r, std::int64_t H);
 // Register-resident rows: H up to add_row_vector_max_H(x, r).
 std::int64_t add_row_vector_max_H(DType x, DType r);
 cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s);
