@@ -36,7 +36,7 @@ TEST(AutoAdd, ChunkedForWide16BitRowsRowVectorAround) {
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 8184)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 10240)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 12289)), kern::Strategy::row_vector);
-  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 16383)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 16376)), kern::Strategy::row_vector);
   // The block sizes run 30 measured: 512 threads of 2 vectors at bf16 H=8192 (256 before),
   // 128 at H=4096; fp32 x or an fp32 weight keep the 4-vector sizing.
   EXPECT_EQ(kern::add_chunked_threads(DType::bf16, DType::bf16, DType::bf16, 8192), 512);
@@ -50,19 +50,20 @@ TEST(AutoAdd, ChunkedForWide16BitRowsRowVectorAround) {
 }
 
 TEST(AutoAdd, ChunkedWhereItsRowsGoThroughSharedMemory) {
-  // x's and r's row bodies of 64 KB and more: chunked's shared-memory pass led row-vector by
-  // 2.7-2.9 points at the two such rows row-vector holds (docs/perf-notes.md run 31).
+  // x's and r's row bodies of 64 KB and more (ceil(H / 16 bytes of x) vectors of each): chunked's
+  // shared-memory pass led row-vector by 2.7-2.9 points at the two such rows row-vector holds
+  // (docs/perf-notes.md run 31).
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, 16384), 64u * 1024);
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::f32, DType::f32, 8192), 64u * 1024);
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::f32, 16384), 96u * 1024);
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::f32, 10921), 1366u * 48);  // 1366 vectors
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::f32, 10920), 0u);          // 1365 vectors
-  EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, 16383), 0u);
-  EXPECT_EQ(kern::add_chunked_image_bytes(DType::f32, DType::f32, 8191), 0u);
+  EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, 16376), 0u);
+  EXPECT_EQ(kern::add_chunked_image_bytes(DType::f32, DType::f32, 8188), 0u);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 16384)), kern::Strategy::chunked);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f16, 16384, 16384)), kern::Strategy::chunked);
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, 8192)), kern::Strategy::chunked);
-  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, 8191)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, 8188)), kern::Strategy::row_vector);
   // Below the small-M table's largest M its measured picks come first (fp32 H=8192 M=4096:
   // row-vector, measured against chunked's L1 passes).
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 4096, 8192)), kern::Strategy::row_vector);
