@@ -3,12 +3,12 @@
 // their r, 1 when r is fp32 under 16-bit x), forms s = x + r, stores it (residual_out,
 // streaming) and sums its squares. Pass 2 re-reads x and r (from L1 or L2: pass 1 read the
 // row with caching loads), forms the same fp32 s again and writes y. Nothing is held across
-// the passes, so any H works without spilling. Rows whose x and r together take 64 KB and
-// more go through shared memory instead (kShared: pass 1 copies them there by cp.async, pass 2
-// reads them back). auto's pick past row-vector's rows, for those shared-memory rows, and for
-// 16-bit rows of 1024 or 1536 vectors. Blocks of ~H/(4 vectors) threads, 64 to 512 (512 from
-// 2 vectors a thread for 16-bit tensors, and for the shared-memory rows), with compile-time
-// sizes (fixed offsets between a round's vectors, fewer registers).
+// the passes, so any H works without spilling. Rows of 512-thread blocks whose x and r
+// together take 32 KB and more go through shared memory instead (kShared: pass 1 copies them
+// there by cp.async, pass 2 reads them back). auto's pick past row-vector's rows and for those
+// shared-memory rows. Blocks of ~H/(4 vectors) threads, 64 to 512 (512 from 2 vectors a thread
+// for 16-bit tensors), with compile-time sizes (fixed offsets between a round's vectors, fewer
+// registers).
 // Any H >= 1, any row strides, any base alignment of every tensor: the row peels a scalar
 // head up to x's first 16-byte boundary and a scalar tail. Rows whose r, s and y are 16-byte
 // aligned at that boundary take plain vector accesses in unrolled rounds (pass 2 unrolled
@@ -30,12 +30,13 @@ constexpr int kMaxThreads = 512;
 constexpr int kLoads1 = 4;     // 16-byte loads in flight a thread, pass 1
 constexpr int kLoads2 = 6;     // and pass 2 (unrolled)
 constexpr int kBlockVecs = 4;  // vectors of x a thread, when the block size allows
-// Image bytes (x's and r's row bodies) from which a row goes through shared memory (kShared,
-// 512 threads). bf16 M=16384, % of copy, L1 re-read -> shared memory: H=16384 (64 KB) 88.3 ->
-// 95.9 (row-vector 93.2), H=24576 72.8 -> 96.1, H=32768 (128 KB, one block an SM) 67.6 -> 95.4;
-// fp32 H=8192 (64 KB) 85.5 -> 96.1 (row-vector 93.2), H=16384 67.0 -> 96.8 (docs/perf-notes.md
-// run 31). Images of 32-64 KB are not measured on it: they keep the L1 passes.
-constexpr std::size_t kSharedRowMin = 64 * 1024;
+// Image bytes (x's and r's row bodies) from which a row of a 512-thread block goes through
+// shared memory (kShared). M=16384, % of copy, L1 re-read -> shared memory: bf16 H=8192 (32 KB)
+// 95.4 -> 95.8, H=10240 93.8 -> 96.0, H=12288 94.0 -> 95.6, H=16384 (64 KB) 88.3 -> 95.9,
+// H=24576 72.8 -> 96.1, H=32768 (128 KB, one block an SM) 67.6 -> 95.4; fp32 H=4097 92.0 ->
+// 91.4, H=6144 92.3 -> 95.5, H=8192 85.5 -> 96.1, H=16384 67.0 -> 96.8 (docs/perf-notes.md run
+// 31). Blocks of 256 threads and fewer keep the L1 passes (fp32 H=4096: 79.7 either way).
+constexpr std::size_t kSharedRowMin = 32 * 1024;
 
 // Blocks of NT threads that must fit on an SM at once (launch bounds; ptxas sizes the
 // registers to fit): 3 of 512 threads (40 registers; the forward's chunked fits 3 at large H
@@ -225,7 +226,8 @@ std::int64_t add_chunked_threads(DType x, DType w, DType r, std::int64_t H) {
   return threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
 }
 
-std::size_t add_chunked_image_bytes(DType x, DType r, std::int64_t H) {
+std::size_t add_chunked_image_bytes(DType x, DType w, DType r, std::int64_t H) {
+  if (add_chunked_threads(x, w, r, H) <= 256) return 0;  // kShared is built for 512 threads only
   // x's and r's row bodies, at most.
   const auto image = static_cast<std::size_t>(row_vectors(H, dtype_size(x))) * 16 *
                      (1 + dtype_size(r) / dtype_size(x));
@@ -254,7 +256,7 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
       return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256>, grid, 256, 0, s, a);
     // Rows through shared memory (add_chunked_image_bytes), as long as the image fits a
     // block's.
-    if (const std::size_t image = add_chunked_image_bytes(a.xdtype, a.rdtype, a.H); image > 0) {
+    if (const std::size_t image = add_chunked_image_bytes(a.xdtype, a.wdtype, a.rdtype, a.H); image > 0) {
       const auto kernel = add_chunked_kernel<T, W, R, C, Y, 512, true>;
       if (allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image)
         return launch_per_rows(kernel, grid, 512, image, s, a);

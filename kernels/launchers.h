@@ -64,7 +64,7 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s);
 std::int64_t add_chunked_threads(DType x, DType w, DType r, std::int64_t H);
 // Bytes of shared memory a block of chunked's add takes for rows of H (x's and r's bodies),
 // where its rows go through shared memory; 0 where they are read twice through L1.
-std::size_t add_chunked_image_bytes(DType x, DType r, std::int64_t H);
+std::size_t add_chunked_image_bytes(DType x, DType w, DType r, std::int64_t H);
 // Register-resident rows: H up to add_row_vector_max_H(x, r).
 std::int64_t add_row_vector_max_H(DType x, DType r);
 cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s);
