@@ -50,9 +50,10 @@ constexpr int chunked_min_blocks() {
 
 // kShared: rows whose x and r are aligned where x's body starts (streams_aligned) go through
 // shared memory: pass 1 copies the row's body of x and r there by cp.async (every vector of a
-// thread in flight at once) and pass 2 reads them back, instead of re-reading them from an L1
-// that a row of 64 KB and more (x and r together) no longer fits beside the SM's other blocks.
-// The forward's chunked does the same from 32 KB rows of x (fwd_chunked.cu).
+// thread in flight at once) and pass 2 reads them back, instead of re-reading them through L1,
+// which three 512-thread rows of 64 KB and more (x and r together) overflow, and which at 32-64
+// KB measured 0.4-3.3 points behind but at fp32 H=4097 (0.6 ahead; kSharedRowMin). The
+// forward's chunked does the same for its longer rows (fwd_chunked.cu).
 template <class T, class W, class R, Convention C, class Y, int NT, bool kShared = false>
 __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_chunked_kernel(AddArgs a, bool pdl) {
   if (pdl) pdl_begin();
