@@ -1,15 +1,20 @@
 // chunked backward (bwd and add-bwd), any H: a persistent grid, two passes over each row in
 // chunks of N = kVec<dy> columns (8 for 16-bit dy, 4 for fp32), dw partials in shared memory.
-//   pass 1: S = sum_j (dy[j] * w[j]) * x[j] over the whole row, 2 chunks of x, dy and w in
-//           flight a thread, then block_sum;
+//   pass 1: S = sum_j (dy[j] * w[j]) * x[j] over the whole row (or the block's slice, then
+//           over the cluster: below), 2 chunks of x, dy and w in flight a thread, then
+//           block_sum;
 //   pass 2: re-reads x, dy, w (and ds_out) of the block's column slice (from L1/L2: the row
 //           was just read), writes dx = rrms * g - x * (rrms^3 / H * S) (+ ds_out) and adds
 //           dy * x * rrms into the block's fp32 partial of each column, in shared memory.
 // Rows whose fp32 partials would not fit in shared memory are split into column slices of
 // at most kSliceCols columns: the grid is P x slices blocks, block (b, s) takes rows b,
-// b + P, ... and every one of them computes S over the whole row, but writes dx and keeps
-// partials only for slice s. The blocks of one row's slices are adjacent in the grid (they
-// run together), so the whole-row re-reads of pass 1 should be L2 hits, not DRAM traffic. When
+// b + P, ... and writes dx and keeps partials only for slice s. On sm_90+ with at most
+// kMaxCluster slices, the slices of a row block run as one thread-block cluster: pass 1 reads
+// only the block's own slice, and the slices' sums meet through distributed shared memory
+// (cluster_sum, added in slice order: every slice gets the same S). Otherwise (more slices,
+// or no clusters) every slice's block computes S over the whole row itself: that reads the
+// row slices times over (from L2: the blocks of one row's slices are adjacent in the grid),
+// 31.5% of copy at bf16 M=1024 H=65536 (H200, perf-notes run 32) before clusters. When
 // all rows are done, block (b, s) writes its slice of partial row b of the workspace
 // (P x H fp32) and the column sum (bwd_common.cuh) reduces the P partials of each column in
 // a fixed order: dw is bitwise repeatable.
@@ -37,6 +42,7 @@ namespace {
 constexpr int kMaxThreads = 512;
 constexpr int kUnroll = 2;                  // pass 1: chunks in flight per thread
 constexpr std::int64_t kSliceCols = 16384;  // partials: 72 KB (80 KB for fp32 dy) at most
+constexpr int kMaxCluster = 8;              // the portable cluster size: H <= 131072
 
 // Shared-memory slot of slice column c.
 template <int N>
@@ -71,6 +77,11 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
   const int len = static_cast<int>(hi - lo);
   const W* w = static_cast<const W*>(a.w);
 
+  __shared__ float cluster_slot[2];
+  // Pass 1's columns: the slice where its cluster adds the slices' sums
+  // (a cluster of all the row's slices), the whole row otherwise.
+  const bool split_S = slices > 1 && cluster_blocks() == static_cast<unsigned>(slices);
+
   for (int c = tid; c < len; c += T) dwp[slot<N>(c)] = 0.f;
   __syncthreads();
 
@@ -79,9 +90,13 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
     const G* grow = static_cast<const G*>(a.dy) + row * a.dy_stride;
     const float r = a.rrms[row];
 
-    // Pass 1: the whole row.
-    const std::int64_t head = head_elems(grow, H);
-    const std::int64_t nch = (H - head) / N;
+    // Pass 1: its columns, through x1, g1 and w1.
+    const X* x1 = xrow + (split_S ? lo : 0);
+    const G* g1 = grow + (split_S ? lo : 0);
+    const W* w1 = w + (split_S ? lo : 0);
+    const std::int64_t len1 = split_S ? len : H;
+    const std::int64_t head = head_elems(g1, len1);
+    const std::int64_t nch = (len1 - head) / N;
     const std::int64_t body_end = head + nch * N;
     float s = 0.f;
     for (std::int64_t base = tid; base < nch; base += static_cast<std::int64_t>(kUnroll) * T) {
@@ -91,9 +106,9 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
         const std::int64_t i = base + static_cast<std::int64_t>(u) * T;
         if (i < nch) {
           const std::int64_t c = head + i * N;
-          load_cols<X, N, Ld::plain>(xrow + c, N, xr[u]);
-          load_cols<G, N, Ld::plain>(grow + c, N, gr[u]);
-          load_cols<W, N, Ld::ro>(w + c, N, wr[u]);
+          load_cols<X, N, Ld::plain>(x1 + c, N, xr[u]);
+          load_cols<G, N, Ld::plain>(g1 + c, N, gr[u]);
+          load_cols<W, N, Ld::ro>(w1 + c, N, wr[u]);
         }
       }
 #pragma unroll
@@ -109,11 +124,14 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
       }
     }
     for (std::int64_t c = tid; c < head; c += T)
-      s += to_f32(grow[c]) * effective_weight<C, W>(to_f32(w[c])) * to_f32(xrow[c]);
-    for (std::int64_t c = body_end + tid; c < H; c += T)
-      s += to_f32(grow[c]) * effective_weight<C, W>(to_f32(w[c])) * to_f32(xrow[c]);
+      s += to_f32(g1[c]) * effective_weight<C, W>(to_f32(w1[c])) * to_f32(x1[c]);
+    for (std::int64_t c = body_end + tid; c < len1; c += T)
+      s += to_f32(g1[c]) * effective_weight<C, W>(to_f32(w1[c])) * to_f32(x1[c]);
     // Its barriers also order the previous row's partial updates before this row's.
-    const float S = block_sum(s, scratch);
+    float S = block_sum(s, scratch);
+    // The slot's parity: the block's row count, computed here (a loop counter would take the
+    // register that keeps the fp32 add-bwd kernels from spilling at 64).
+    if (split_S) S = cluster_sum(S, cluster_slot, static_cast<int>(((row - b) / P) & 1));
     const float corr = r * r * r * inv_H * S;
 
     // Pass 2: the slice [lo, hi).
@@ -163,6 +181,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
   }
 
   __syncthreads();
+  if (split_S) cluster_barrier();  // no block leaves while another may read its slot
   float* prow = part + b * H + lo;
   for (int c = tid; c < len; c += T) prow[c] = dwp[slot<N>(c)];
 }
@@ -176,7 +195,8 @@ struct Plan {
   int slices = 1;
   std::int64_t slice_cols = 0;
   std::size_t smem = 0;
-  std::int64_t P = 0;  // row blocks of the persistent grid = partial rows (0 when M == 0)
+  unsigned cluster = 1;  // slices when they run as a cluster, else 1
+  std::int64_t P = 0;    // row blocks of the persistent grid = partial rows (0 when M == 0)
 };
 
 template <class X, class G, class W, Convention C, bool kDs>
@@ -200,7 +220,12 @@ cudaError_t make_plan(const BwdArgs& a, Plan& plan) {
   if (e != cudaSuccess) return e;
   plan.P = 0;
   if (a.M > 0) {
-    const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, plan.smem) / plan.slices;
+    std::int64_t resident = 0;
+    if (plan.slices > 1 && plan.slices <= kMaxCluster) {
+      resident = resident_clusters(plan.kernel, plan.threads, plan.smem, plan.slices);
+      if (resident > 0) plan.cluster = static_cast<unsigned>(plan.slices);
+    }
+    if (plan.cluster == 1) resident = resident_blocks(plan.kernel, plan.threads, plan.smem) / plan.slices;
     const std::int64_t rows = resident > 0 ? resident : 1;
     plan.P = a.M < rows ? a.M : rows;
   }
@@ -231,8 +256,8 @@ std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a) { return planned_works
 cudaError_t launch_bwd_chunked(const BwdArgs& a, cudaStream_t s) {
   return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part, void*) {
     const std::int64_t blocks = plan.P * plan.slices;
-    launch_pdl(true, plan.kernel, static_cast<unsigned>(blocks), plan.threads, plan.smem, s, a, part, plan.P, plan.slices,
-               plan.slice_cols);
+    launch_ex(true, plan.cluster, plan.kernel, static_cast<unsigned>(blocks), plan.threads, plan.smem, s, a, part, plan.P,
+              plan.slices, plan.slice_cols);
     return false;  // the column sum writes dw
   });
 }

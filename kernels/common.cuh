@@ -5,6 +5,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -365,21 +366,107 @@ __device__ __forceinline__ void pdl_begin() {
 }
 
 // kernel<<<grid, block, smem, s>>>(args...), with the programmatic-serialization attribute
-// when `pdl` (see pdl_begin). Returns the launch error.
+// when `pdl` (see pdl_begin) and, when cluster > 1, as thread-block clusters of `cluster`
+// consecutive blocks along x (sm_90+; grid.x a multiple of cluster). Returns the launch error.
 template <class... Params, class... Args>
-cudaError_t launch_pdl(bool pdl, void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
-                       Args&&... args) {
+cudaError_t launch_ex(bool pdl, unsigned cluster, void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
+                      cudaStream_t s, Args&&... args) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attr[2];
+  unsigned n = 0;
+  if (pdl) {
+    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[n++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cluster > 1) {
+    attr[n].id = cudaLaunchAttributeClusterDimension;
+    attr[n].val.clusterDim.x = cluster;
+    attr[n].val.clusterDim.y = 1;
+    attr[n++].val.clusterDim.z = 1;
+  }
   cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
+  cfg.numAttrs = n;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+}
+
+template <class... Params, class... Args>
+cudaError_t launch_pdl(bool pdl, void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t s,
+                       Args&&... args) {
+  return launch_ex(pdl, 1, kernel, grid, block, smem, s, std::forward<Args>(args)...);
+}
+
+// Clusters of `cluster` blocks (threads a block, smem bytes of dynamic shared memory) of
+// `kernel` resident on the whole device at once; 0 where the device has no clusters (before
+// sm_90), the kernel's code was built for an architecture before sm_90 (its cluster paths
+// compiled out), the runtime cannot say or none fits. Cached like resident_blocks.
+std::int64_t resident_clusters(const void* kernel, int threads, std::size_t smem, int cluster);
+
+template <class Kernel>
+std::int64_t resident_clusters(Kernel* kernel, int threads, std::size_t smem, int cluster) {
+  return resident_clusters(reinterpret_cast<const void*>(kernel), threads, smem, cluster);
+}
+
+// ---- thread-block clusters (sm_90+) --------------------------------------------------------
+// Blocks in this block's cluster: 1 for a launch without clusters, and in code built for an
+// architecture before sm_90 (which then never takes the cluster paths: a kernel that runs
+// the same work either way stays correct on any launch).
+__device__ __forceinline__ unsigned cluster_blocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return cooperative_groups::this_cluster().num_blocks();
+#else
+  return 1;
+#endif
+}
+
+// Every thread of every block of the cluster waits for all of them; shared-memory writes
+// before it are visible to the cluster's reads after it. No-op without a cluster.
+__device__ __forceinline__ void cluster_barrier() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (cluster_blocks() > 1) cooperative_groups::this_cluster().sync();
+#endif
+}
+
+// cluster_barrier in two halves: arrive (this thread's shared-memory writes and reads so far
+// are done as far as the cluster is concerned), then wait (for every thread of the cluster
+// to have arrived). Work between them overlaps the wait. Only in a cluster launch.
+__device__ __forceinline__ void cluster_arrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+// The sum of v over the blocks of the cluster, added in block-rank order from 0, so every
+// block gets the same bits. v must be the same in every thread of a block (a block_sum's
+// result); each block's thread 0 puts it in its own slot[parity] (2 floats of shared memory),
+// a cluster barrier, then every thread reads every block's slot through distributed shared
+// memory. A loop over rows alternates parity: the row after next overwrites a slot only once
+// every block has passed the next row's barrier, so after this row's reads. Every thread of
+// every block of the cluster calls it. Without a cluster: v.
+__device__ __forceinline__ float cluster_sum(float v, float* slot, int parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+  const unsigned n = cl.num_blocks();
+  if (n == 1) return v;
+  if (threadIdx.x == 0) slot[parity] = v;
+  cl.sync();
+  float t = 0.f;
+  for (unsigned r = 0; r < n; ++r) t += *cl.map_shared_rank(slot + parity, r);
+  return t;
+#else
+  (void)slot;
+  (void)parity;
+  return v;
+#endif
 }
 
 // A grid of a block per row (or per few rows): launch_pdl with the flag decided once, by

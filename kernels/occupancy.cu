@@ -1,7 +1,8 @@
 // What the launchers ask the runtime about the device, asked once and remembered (the
 // persistent-grid and per-row launchers ask on every launch; the answers cannot change
-// within a process): resident blocks per (device, kernel, block size, shared memory), the
-// SM count per device, and each kernel's opt-in to the largest dynamic shared memory.
+// within a process): resident blocks per (device, kernel, block size, shared memory), and
+// clusters per the same and cluster size, the SM count per device, and each kernel's opt-in
+// to the largest dynamic shared memory.
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -25,6 +26,42 @@ std::int64_t resident_blocks(const void* kernel, int threads, std::size_t smem) 
   if (sms == 0 || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) != cudaSuccess)
     return 0;
   return known[key] = static_cast<std::int64_t>(sms) * per_sm;
+}
+
+std::int64_t resident_clusters(const void* kernel, int threads, std::size_t smem, int cluster) {
+  int dev = 0, major = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess || major < 9)
+    return 0;
+  using Key = std::tuple<int, const void*, int, std::size_t, int>;
+  static std::mutex mu;
+  static std::map<Key, std::int64_t> known;
+  const Key key{dev, kernel, threads, smem, cluster};
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  cudaFuncAttributes fa{};
+  if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return known[key] = 0;
+  }
+  if (fa.binaryVersion < 90) return known[key] = 0;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(cluster));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  int n = 0;
+  if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
+    (void)cudaGetLastError();  // not sticky: leave no error for the launch's own check
+    n = 0;
+  }
+  return known[key] = n;
 }
 
 int sm_count() {
