@@ -40,7 +40,12 @@ constexpr std::size_t kL1RowMax = (sizeof(T) == 4 ? 32 : 64) * 1024;
 // rows whose whole image would leave room for one block an SM only: the shared part is then
 // small enough for two, which overlap one block's loads with the other's stores (a 128 KB
 // bf16 row: docs/perf-notes.md runs 21-22).
-enum class Pass2 { kPlain, kUnrolled, kShared, kHybrid };
+// kCluster: kShared with the row split among the blocks of a thread-block cluster (sm_90+),
+// each block holding its slice of the body's vectors in shared memory; the blocks' sums of
+// squares meet through distributed shared memory (cluster_sum, added in block-rank order:
+// every slice gets the same rrms), and block 0 of the cluster also does the row's scalar
+// head and tail. For rows too long to keep two blocks on an SM (kClusterRowMin).
+enum class Pass2 { kPlain, kUnrolled, kShared, kHybrid, kCluster };
 // kHybrid: vectors a thread keeps in registers (6 measured within 2 points of 8 either way:
 // docs/perf-notes.md run 22).
 constexpr int kKeep = 8;
@@ -48,6 +53,17 @@ constexpr int kKeep = 8;
 // step (M <= this many per SM): at M=1024 on 132 SMs it gained 5-11 points of copy in every
 // dtype, at M=4096 it lost 3 in fp16 and fp32 (and gained 7 in bf16), run 22.
 constexpr std::int64_t kHybridRowsPerSm = 16;
+// kCluster: rows (images) from kClusterRowMin bytes that the hybrid does not take, in slices
+// of at most kClusterSlice bytes, clusters of at most kMaxCluster blocks (the portable size).
+// Measured (H200, % of copy, the pass before -> kCluster at S slices; docs/perf-notes.md run
+// 33): 128 KB rows bf16 H=65536 M=4096 62.2 -> 80.6 (S=2), M=16384 64.5 -> 82.0 (S=2; S=4
+// 69.1); 256 KB bf16 H=131072 M=1024 62.3 -> 76.1 (S=4), fp32 H=65536 63.9 -> 78.9 (S=4); 512
+// KB fp32 H=131072 63.0 -> 77.1 (S=8). It lost at 64 KB rows (fp32 H=16384 M=16384 95.6 ->
+// 82.7, S=2) and to the hybrid at 128 KB with few rows (bf16 H=65536 M=1024 77.8 -> 75.4),
+// and at fp32 H=32768 M=16384 (128 KB) it measured 86.1 against 87.3.
+constexpr std::int64_t kClusterRowMin = 128 * 1024;
+constexpr std::int64_t kClusterSlice = 64 * 1024;
+constexpr std::int64_t kMaxCluster = 8;
 // Minimum blocks an SM for __launch_bounds__: 2 for kHybrid (64 registers), else 0, which
 // asks for no minimum. An explicit 1 is not the same: ptxas then took 48 registers where it
 // takes 32 (bf16 plain pass; 77 for 61 unrolled), and bf16 M=16384 fell from 93.7 to 88.9% of
@@ -65,9 +81,17 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   constexpr int V = kVec<T>;
   __shared__ float scratch[32];
   // kShared: the row's body, vector i at row_image[i]; kHybrid: vector i at
-  // row_image[i - kept], past the vectors the threads keep in registers.
+  // row_image[i - kept], past the vectors the threads keep in registers; kCluster: the
+  // block's vectors [v_lo, v_hi), vector i at row_image[i - v_lo].
   extern __shared__ uint4 row_image[];
-  const std::int64_t row = blockIdx.x;
+  constexpr bool kSplit = kPass2 == Pass2::kCluster;
+  __shared__ float cluster_slot[kSplit ? 2 : 1];
+  // kCluster: the blocks of a cluster, and this block's place among them (its slice). With
+  // no cluster (code for an architecture before sm_90) the launch is refused: launcher.
+  const unsigned slices = kSplit ? cluster_blocks() : 1;
+  const unsigned slice = kSplit ? blockIdx.x % slices : 0;
+  const bool edges = slice == 0;  // the block that does the row's scalar head and tail
+  const std::int64_t row = blockIdx.x / slices;
   const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
   const W* w = static_cast<const W*>(a.w);
   Y* y = static_cast<Y*>(a.y) + row * a.y_stride;
@@ -76,9 +100,12 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   const std::int64_t nvec = (H - head) / V;
   const std::int64_t body_end = head + nvec * V;
   const uint4* xv = reinterpret_cast<const uint4*>(x + head);
+  const std::int64_t per_slice = (nvec + slices - 1) / slices;
+  const std::int64_t v_lo = kSplit ? slice * per_slice : 0;
+  const std::int64_t v_hi = kSplit ? (v_lo + per_slice < nvec ? v_lo + per_slice : nvec) : nvec;
   float sumsq = 0.f;
   // kShared is kHybrid keeping no vector: the image starts at the row's first vector.
-  constexpr bool kImaged = kPass2 == Pass2::kShared || kPass2 == Pass2::kHybrid;
+  constexpr bool kImaged = kPass2 == Pass2::kShared || kPass2 == Pass2::kHybrid || kSplit;
   constexpr int kRegs = kPass2 == Pass2::kHybrid ? kKeep : 0;
   uint4 keep[kRegs > 0 ? kRegs : 1];
   const std::int64_t kept = static_cast<std::int64_t>(kRegs) * nthreads;
@@ -90,8 +117,8 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
       const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
       if (i < nvec) keep[j] = xv[i];
     }
-    for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads)
-      cp_async16(row_image + (i - kept), xv + i);
+    for (std::int64_t i = v_lo + threadIdx.x + kept; i < v_hi; i += nthreads)
+      cp_async16(row_image + (i - v_lo - kept), xv + i);
     cp_async_commit();
 #pragma unroll
     for (int j = 0; j < kRegs; ++j) {
@@ -103,9 +130,9 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
       }
     }
     cp_async_wait(0);
-    for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads) {
+    for (std::int64_t i = v_lo + threadIdx.x + kept; i < v_hi; i += nthreads) {
       float f[V];
-      unpack<T>(row_image[i - kept], f);
+      unpack<T>(row_image[i - v_lo - kept], f);
 #pragma unroll
       for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
     }
@@ -129,9 +156,14 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
       }
     }
   }
-  sumsq += edge_sumsq(x, head, body_end, H, threadIdx.x, nthreads);
-  const float r = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(H) + a.eps);
-  if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
+  if (edges) sumsq += edge_sumsq(x, head, body_end, H, threadIdx.x, nthreads);
+  float total = block_sum(sumsq, scratch);
+  if constexpr (kSplit) {
+    total = cluster_sum(total, cluster_slot, 0);
+    cluster_arrive();  // this block's reads of the others' slots are done (cluster_wait below)
+  }
+  const float r = rsqrtf(total / static_cast<float>(H) + a.eps);
+  if (a.rrms != nullptr && edges && threadIdx.x == 0) a.rrms[row] = r;
   Epilogue<C, T, W, Y> epi(a.scale);
 
   // Second pass. Unrolled like the first where it pays (small blocks, see the launcher): all
@@ -158,8 +190,8 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
     if (i < nvec) put(i, keep[j]);
   }
   if (!unrolled) {
-    for (std::int64_t i = threadIdx.x + kept; i < nvec; i += nthreads)
-      put(i, kImaged ? row_image[i - kept] : load_last(xv + i));
+    for (std::int64_t i = v_lo + threadIdx.x + kept; i < v_hi; i += nthreads)
+      put(i, kImaged ? row_image[i - v_lo - kept] : load_last(xv + i));
   }
   for (std::int64_t base = threadIdx.x; unrolled && base < nvec; base += static_cast<std::int64_t>(kUnroll) * nthreads) {
     uint4 v[kUnroll];
@@ -184,8 +216,9 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
       }
     }
   }
-  edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
+  if (edges) edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
   epi.flush(a.amax);
+  if constexpr (kSplit) cluster_wait();  // no block leaves while another may read its slot
 }
 
 }  // namespace
@@ -205,9 +238,12 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // UP: 8193 at 288 threads takes the plain second pass (92.8%), at 256 the unrolled one
     // with a second round (87.9%). docs/perf-notes.md, runs 11-12.
     const std::int64_t nv = row_vectors(a.H, sizeof(T));
-    std::int64_t threads = nv / kUnroll / 32 * 32;
-    if (threads >= 256) threads = ((nv + kUnroll - 1) / kUnroll + 31) / 32 * 32;
-    threads = threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
+    const auto threads_for = [](std::int64_t vectors) {
+      std::int64_t t = vectors / kUnroll / 32 * 32;
+      if (t >= 256) t = ((vectors + kUnroll - 1) / kUnroll + 31) / 32 * 32;
+      return t < 64 ? 64 : (t > kMaxThreads ? kMaxThreads : t);
+    };
+    const std::int64_t threads = threads_for(nv);
     // Measured (docs/perf-notes.md): the unrolled second pass wins for blocks of <= 256
     // threads, the plain one for larger blocks, where its smaller register footprint fits
     // a third 512-thread block on an SM.
@@ -232,6 +268,22 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
         if (allow_max_dynamic_smem(reinterpret_cast<const void*>(hybrid)) >= part &&
             resident_blocks(hybrid, static_cast<int>(threads), part) >= 2 * sms)
           return launch_per_rows(hybrid, rows, block, part, s, a);
+      }
+      // Rows of kClusterRowMin and more that the hybrid does not take: split among the blocks
+      // of a cluster, slices of at most kClusterSlice (docs/perf-notes.md run 33).
+      const std::int64_t S = (static_cast<std::int64_t>(image) + kClusterSlice - 1) / kClusterSlice;
+      if (static_cast<std::int64_t>(image) >= kClusterRowMin && S <= kMaxCluster) {
+        const auto split = fwd_chunked_kernel<T, W, C, Y, Pass2::kCluster>;
+        const std::int64_t per = (nv + S - 1) / S;
+        const std::int64_t t = threads_for(per);
+        const std::size_t slice_image = static_cast<std::size_t>(per) * 16;
+        if (allow_max_dynamic_smem(reinterpret_cast<const void*>(split)) >= slice_image &&
+            resident_clusters(split, static_cast<int>(t), slice_image, static_cast<int>(S)) > 0) {
+          const std::int64_t blocks = a.M * S;
+          const bool pdl = blocks <= sm_count();
+          return launch_ex(pdl, static_cast<unsigned>(S), split, static_cast<unsigned>(blocks),
+                           static_cast<unsigned>(t), slice_image, s, a, pdl);
+        }
       }
       if (fits) return launch_per_rows(kernel, rows, block, image, s, a);
     }
