@@ -360,9 +360,23 @@ __device__ __forceinline__ float segmented_block_sum(float v, float* scratch, in
 // 9-37% below the baseline of 2026-11-29 with it on every launch; whether PDL or the issue-10
 // epilogue caused that is not measured (docs/perf-notes.md run 19). Such a kernel takes the
 // flag as its last parameter and skips pdl_begin without it.
+// (griddepcontrol is sm_90+: code built for an earlier architecture waits for nothing, which
+// is right there, where a launch never overlaps the kernel before it.)
 __device__ __forceinline__ void pdl_begin() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// The launch attribute of clusters of `cluster` consecutive blocks along x.
+inline cudaLaunchAttribute cluster_attribute(unsigned cluster) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  return attr;
 }
 
 // kernel<<<grid, block, smem, s>>>(args...), with the programmatic-serialization attribute
@@ -382,12 +396,7 @@ cudaError_t launch_ex(bool pdl, unsigned cluster, void (*kernel)(Params...), dim
     attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[n++].val.programmaticStreamSerializationAllowed = 1;
   }
-  if (cluster > 1) {
-    attr[n].id = cudaLaunchAttributeClusterDimension;
-    attr[n].val.clusterDim.x = cluster;
-    attr[n].val.clusterDim.y = 1;
-    attr[n++].val.clusterDim.z = 1;
-  }
+  if (cluster > 1) attr[n++] = cluster_attribute(cluster);
   cfg.attrs = attr;
   cfg.numAttrs = n;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);

@@ -49,11 +49,7 @@ std::int64_t resident_clusters(const void* kernel, int threads, std::size_t smem
   cfg.gridDim = dim3(static_cast<unsigned>(cluster));
   cfg.blockDim = dim3(static_cast<unsigned>(threads));
   cfg.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
+  cudaLaunchAttribute attr = cluster_attribute(static_cast<unsigned>(cluster));
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
   int n = 0;
