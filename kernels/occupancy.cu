@@ -29,10 +29,8 @@ std::int64_t resident_blocks(const void* kernel, int threads, std::size_t smem) 
 }
 
 std::int64_t resident_clusters(const void* kernel, int threads, std::size_t smem, int cluster) {
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess || major < 9)
-    return 0;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
   using Key = std::tuple<int, const void*, int, std::size_t, int>;
   static std::mutex mu;
   static std::map<Key, std::int64_t> known;
@@ -44,6 +42,7 @@ std::int64_t resident_clusters(const void* kernel, int threads, std::size_t smem
     (void)cudaGetLastError();
     return known[key] = 0;
   }
+  // Code for sm_90+ loads only on an sm_90+ device, so this also answers for the device.
   if (fa.binaryVersion < 90) return known[key] = 0;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(cluster));
