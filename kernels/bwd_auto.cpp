@@ -19,7 +19,7 @@ Strategy auto_pick_bwd(const Problem& p) {
   const bool rows_aligned = (p.H * static_cast<std::int64_t>(dtype_size(p.x))) % 16 == 0 &&
                             (p.H * static_cast<std::int64_t>(dtype_size(x))) % 16 == 0;
   const std::int64_t shift_room = rows_aligned ? 0 : 16 / static_cast<std::int64_t>(dtype_size(p.x)) - 1;
-  if (p.H + shift_room > bwd_row_vector_max_H(x)) return Strategy::chunked;
+  if (p.H > bwd_row_vector_max_H(x, shift_room)) return Strategy::chunked;
   // add-bwd in 16-bit with misaligned rows: row-vector leads only between 2048 and 8192
   // (bf16 M=16384, % of copy, row-vector against chunked: H=1025 37.8 / 42.2, 2049 51.6 /
   // 48.1, 4097 60.8 / 49.4, 8193 43.1 / 52.7, 16377 58.0 / 58.0; run 24). The backward and

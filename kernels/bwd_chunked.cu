@@ -9,7 +9,7 @@
 // Rows whose fp32 partials would not fit in shared memory are split into column slices of
 // at most kSliceCols columns: the grid is P x slices blocks, block (b, s) takes rows b,
 // b + P, ... and writes dx and keeps partials only for slice s. On sm_90+ with at most
-// kMaxCluster slices, the slices of a row block run as one thread-block cluster: pass 1 reads
+// kMaxClusterBlocks slices, the slices of a row block run as one thread-block cluster: pass 1 reads
 // only the block's own slice, and the slices' sums meet through distributed shared memory
 // (cluster_sum, added in slice order: every slice gets the same S). Otherwise (more slices,
 // or no clusters) every slice's block computes S over the whole row itself: that reads the
@@ -42,7 +42,6 @@ namespace {
 constexpr int kMaxThreads = 512;
 constexpr int kUnroll = 2;                  // pass 1: chunks in flight per thread
 constexpr std::int64_t kSliceCols = 16384;  // partials: 72 KB (80 KB for fp32 dy) at most
-constexpr int kMaxCluster = 8;              // the portable cluster size: H <= 131072
 
 // Shared-memory slot of slice column c.
 template <int N>
@@ -221,7 +220,7 @@ cudaError_t make_plan(const BwdArgs& a, Plan& plan) {
   plan.P = 0;
   if (a.M > 0) {
     std::int64_t resident = 0;
-    if (plan.slices > 1 && plan.slices <= kMaxCluster) {
+    if (plan.slices > 1 && plan.slices <= kMaxClusterBlocks) {
       resident = resident_clusters(plan.kernel, plan.threads, plan.smem, plan.slices);
       if (resident > 0) plan.cluster = static_cast<unsigned>(plan.slices);
     }

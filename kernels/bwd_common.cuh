@@ -416,11 +416,12 @@ struct OwnedColumns {
     }
   }
 
-  // The partials, as row p_row of the workspace; or, with dw_direct (the launch has one
-  // block, so its partial is the column sum), as dw itself: rounded to W exactly as the
-  // column sum rounds its total (0 + partial, so -0 becomes +0 there too): the same bits
-  // either way.
-  __device__ __forceinline__ void write_partials(float* part, std::int64_t p_row, W* dw_direct) const {
+  // The partials, as row p_row of the workspace (rows of ld floats, this block's columns from
+  // part's column 0); or, with dw_direct (the launch has one row block, so its partial is the
+  // column sum), as dw itself: rounded to W exactly as the column sum rounds its total
+  // (0 + partial, so -0 becomes +0 there too): the same bits either way.
+  __device__ __forceinline__ void write_partials(float* part, std::int64_t p_row, std::int64_t ld,
+                                                 W* dw_direct) const {
     if (dw_direct != nullptr) {
 #pragma unroll
       for (int i = 0; i < NCH; ++i) {
@@ -431,7 +432,7 @@ struct OwnedColumns {
       }
       return;
     }
-    float* prow = part + p_row * H + c0;
+    float* prow = part + p_row * ld + c0;
 #pragma unroll
     for (int i = 0; i < NCH; ++i) {
       float* p = prow + i * step;

@@ -95,22 +95,45 @@ constexpr std::int64_t kPrefetchMinH = 2048;
 template <class X>
 constexpr St kDxStore = sizeof(X) == 2 ? St::plain : St::stream;
 
-template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny>
+// The columns [lo, lo + cols) of every row (clipped to H) as rows of their own: x, dy, w,
+// ds_out and dx advanced by lo. lo is a multiple of kVec<G>, so every row keeps its 16-byte
+// phase.
+template <class X, class G, class W>
+__device__ __forceinline__ BwdArgs column_slice(BwdArgs a, std::int64_t lo, std::int64_t cols) {
+  a.x = static_cast<const X*>(a.x) + lo;
+  a.dy = static_cast<const G*>(a.dy) + lo;
+  a.w = static_cast<const W*>(a.w) + lo;
+  a.dx = static_cast<X*>(a.dx) + lo;
+  if (a.ds_out != nullptr) a.ds_out = static_cast<const X*>(a.ds_out) + lo;
+  a.H = a.H - lo < cols ? a.H - lo : cols;
+  return a;
+}
+
+template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny, bool kCl>
 __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf>()))
-    bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct) {
+    bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct, int cols) {
   pdl_begin();
   constexpr int N = kVec<G>;
   constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
   static_assert(!(kPf && kDs), "add-bwd does not prefetch");
   __shared__ float scratch[64];  // two halves: block_sum_alternating
+  // kCl: the row blocks are clusters; block rank q of cluster b owns slice q (columns
+  // [q * cols, (q + 1) * cols) of the row) of rows b, b + P, ... (P clusters), as a row of
+  // its own but for S, which the cluster adds up (cluster_sum) before dx.
+  const std::int64_t H = a.H;
+  const unsigned slices = kCl ? cluster_blocks() : 1u;
+  const std::int64_t lo = kCl ? static_cast<std::int64_t>(blockIdx.x % slices) * cols : 0;
+  const std::int64_t b = blockIdx.x / slices, P = gridDim.x / slices;
+  if constexpr (kCl) a = column_slice<X, G, W>(a, lo, cols);
+  __shared__ float cluster_slot[kCl ? 2 : 1];
   // kAny: the columns before 0 that put this block's dy chunks on 16-byte boundaries (its
-  // rows' phase: the grid is a multiple of the phase period, choose_plan).
+  // rows' phase: P is a multiple of the phase period, choose_plan).
   const int shift =
-      kAny ? static_cast<int>((reinterpret_cast<std::uintptr_t>(static_cast<const G*>(a.dy) + blockIdx.x * a.dy_stride) &
-                               15u) /
+      kAny ? static_cast<int>((reinterpret_cast<std::uintptr_t>(static_cast<const G*>(a.dy) + b * a.dy_stride) & 15u) /
                               sizeof(G))
            : 0;
   OwnedColumns<W, N, NCH, kAny> own(a, shift);
+  if constexpr (kCl) own.inv_H = 1.f / static_cast<float>(H);
   uint4 xr[NCH][XV], gr[NCH][GV];  // this row's x and dy
   const auto load_row = [&](std::int64_t rw, uint4 (&xo)[NCH][XV], uint4 (&go)[NCH][GV]) {
     const X* xrow = static_cast<const X*>(a.x) + rw * a.x_stride + own.c0;
@@ -121,13 +144,13 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       load_cols<G, N, Ld::stream>(grow + i * own.step, own.first(i), own.valid(i), go[i]);
     }
   };
-  if (kPf && blockIdx.x < a.M) load_row(blockIdx.x, xr, gr);
+  if (kPf && b < a.M) load_row(b, xr, gr);
   int parity = 0;
 
-  for (std::int64_t row = blockIdx.x; row < a.M; row += gridDim.x, parity ^= 1) {
+  for (std::int64_t row = b; row < a.M; row += P, parity ^= 1) {
     uint4 xn[kPf ? NCH : 1][XV], gn[kPf ? NCH : 1][GV], dsr[kDs ? NCH : 1][XV];  // next row's; ds_out
     if constexpr (kPf) {
-      if (row + gridDim.x < a.M) load_row(row + gridDim.x, xn, gn);
+      if (row + P < a.M) load_row(row + P, xn, gn);
     } else {
       load_row(row, xr, gr);
     }
@@ -147,7 +170,8 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       cols_to_f32<G, N>(gr[i], gf);
       own.template add_to_S<C>(i, xf, gf, s);
     }
-    const float S = block_sum_alternating(s, scratch, parity);
+    float S = block_sum_alternating(s, scratch, parity);
+    if constexpr (kCl) S = cluster_sum(S, cluster_slot, parity);
     const float corr = r * r * r * own.inv_H * S;
     const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < M < 2^62
 
@@ -180,9 +204,10 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
     }
   }
 
-  // This block's partials: row blockIdx.x of the workspace, plain stores (the column sum
-  // reads them next, from L2); or dw itself when the grid is one block.
-  own.write_partials(part, blockIdx.x, static_cast<W*>(dw_direct));
+  // This block's partials: row b of the workspace (its slice's columns), plain stores (the
+  // column sum reads them next, from L2); or dw itself when the grid is one row block.
+  if constexpr (kCl) cluster_barrier();  // no block leaves while another may read its slot
+  own.write_partials(part != nullptr ? part + lo : part, b, H, dw_direct != nullptr ? static_cast<W*>(dw_direct) + lo : nullptr);
 }
 
 // ---- staged: the same ownership, rows streamed through a shared-memory ring -----------------
@@ -293,10 +318,10 @@ __global__ void __launch_bounds__(kMaxThreads)
     st = st + 1 == ring.stages ? 0 : st + 1;
   }
   cp_async_wait(0);  // nothing left in flight (the groups past M are empty)
-  own.write_partials(part, blockIdx.x, static_cast<W*>(dw_direct));
+  own.write_partials(part, blockIdx.x, H, static_cast<W*>(dw_direct));
 }
 
-using Kernel = void (*)(BwdArgs, float*, void*);
+using Kernel = void (*)(BwdArgs, float*, void*, int);
 using StagedKernel = void (*)(BwdArgs, float*, void*, Ring);
 
 // The launch configuration, computed the same way for the workspace size and the launch.
@@ -304,8 +329,10 @@ template <class K>
 struct PlanOf {
   K kernel = nullptr;
   int threads = 0;
-  std::int64_t resident = 0;  // resident blocks on the device: rows in flight
-  std::int64_t P = 0;       // blocks of the persistent grid = partial rows (0 when M == 0)
+  std::int64_t resident = 0;  // resident row blocks (blocks, or clusters) on the device: rows in flight
+  std::int64_t P = 0;         // row blocks of the persistent grid = partial rows (0 when M == 0)
+  unsigned cluster = 1;       // blocks a row block: the row's slices (row-vector on sm_90+), else 1
+  int cols = 0;               // columns a slice, when cluster > 1
 };
 using Plan = PlanOf<Kernel>;
 
@@ -327,7 +354,7 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   Plan plan;
   const int threads = plan_threads(chunks, NCH);
   if (threads == 0) return plan;
-  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny>;
+  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny, false>;
   plan.threads = threads;
   const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, 0);
   if (resident <= 0) return Plan{};
@@ -354,8 +381,46 @@ Plan choose_nch(const BwdArgs& a) {
   return best;
 }
 
+// Columns one block holds: kMaxChunks chunks of 8 columns for a 16-bit x (dy is x's dtype or
+// 16-bit), half for an fp32 x (see the header).
+std::int64_t block_max_H(DType x) { return x == DType::f32 ? 8192 : 16384; }
+
+// Rows longer than a block holds, on sm_90+: S = 2..kMaxClusterBlocks slices of equal width
+// (whole chunks; the last may be shorter), a cluster of S blocks a row block, each block the
+// single-block kernel's work on its slice at NCH = 4 (2 for an fp32 x with 16-bit dy, as
+// choose_nch) and 512 threads or fewer; the prefetch as for one block. kAny leaves N - 1
+// columns a block for the shift. An empty plan where S would pass kMaxClusterBlocks or the
+// device runs no such cluster.
+template <class X, class G, class W, Convention C, bool kDs, bool kAny>
+Plan cluster_plan(const BwdArgs& a) {
+  constexpr int N = kVec<G>;
+  constexpr int NCH = sizeof(X) == 4 && sizeof(G) == 2 ? 2 : 4;
+  const std::int64_t room = kAny ? N - 1 : 0;
+  const std::int64_t cap = (block_max_H(a.xdtype) - room) / N * N;  // a slice's columns, at most
+  const std::int64_t S = (a.H + cap - 1) / cap;
+  if (S < 2 || S > kMaxClusterBlocks) return Plan{};
+  const std::int64_t cols = ((a.H + S - 1) / S + N - 1) / N * N;
+  Plan plan;
+  plan.threads = plan_threads(chunks_of<G>(cols + room), NCH);
+  if (plan.threads == 0) return Plan{};
+  const auto make = [&](auto kernel) {
+    plan.kernel = kernel;
+    plan.resident = resident_clusters(kernel, plan.threads, 0, static_cast<int>(S));
+  };
+  make(bwd_row_vector_kernel<X, G, W, C, NCH, kDs, false, kAny, true>);
+  if constexpr (!kDs) {  // the prefetch where a row block gets a second row (choose_plan_any)
+    if (plan.resident > 0 && a.M > plan.resident) make(bwd_row_vector_kernel<X, G, W, C, NCH, false, true, kAny, true>);
+  }
+  if (plan.resident <= 0) return Plan{};
+  plan.cluster = static_cast<unsigned>(S);
+  plan.cols = static_cast<int>(cols);
+  plan.P = a.M < plan.resident ? a.M : plan.resident;
+  return plan;
+}
+
 template <class X, class G, class W, Convention C, bool kDs, bool kAny>
 Plan choose_plan_any(const BwdArgs& a) {
+  if (a.H + (kAny ? kVec<G> - 1 : 0) > block_max_H(a.xdtype)) return cluster_plan<X, G, W, C, kDs, kAny>(a);
   if constexpr (!kDs) {
     // The prefetch pays only where some block gets a second row (M above the resident
     // blocks): with one row a block there is nothing to prefetch, and its 93 registers cost
@@ -458,7 +523,8 @@ template <bool kStaged>
 struct WithPlan {
   template <class F>
   cudaError_t operator()(const BwdArgs& a, F&& f) const {
-    if (a.H < 1 || a.M < 0 || a.H > bwd_row_vector_max_H(a.xdtype)) return cudaErrorInvalidValue;
+    const std::int64_t max_H = kStaged ? block_max_H(a.xdtype) : bwd_row_vector_max_H(a.xdtype);
+    if (a.H < 1 || a.M < 0 || a.H > max_H) return cudaErrorInvalidValue;
     return dispatch_bwd(a, [&](auto xt, auto gt, auto wt, auto c) -> cudaError_t {
       using X = decltype(xt);
       using G = decltype(gt);
@@ -483,17 +549,25 @@ constexpr WithPlan<true> with_staged_plan{};
 
 }  // namespace
 
-std::int64_t bwd_row_vector_max_H(DType x) {
-  // kMaxChunks chunks of 8 columns (16-bit dy, hence 16-bit x: x is dy's dtype or fp32);
-  // an fp32 x is held to half (see the header).
-  return x == DType::f32 ? 8192 : 16384;
+std::int64_t bwd_row_vector_max_H(DType x, std::int64_t room) {
+  // Clusters where this device runs them for this file's kernels (asked of one of them: the
+  // rest are built for the same architectures). A slice is whole chunks (cluster_plan): 8
+  // columns is a whole number of chunks for every dy.
+  const bool cl =
+      resident_clusters(
+          bwd_row_vector_kernel<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, Convention::fp32, 4, false, false, false, true>,
+          kMaxThreads, 0, 2) > 0;
+  return cl ? kMaxClusterBlocks * ((block_max_H(x) - room) / 8 * 8) : block_max_H(x) - room;
 }
+
+std::int64_t bwd_staged_max_H(DType x) { return block_max_H(x); }
 
 std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) { return planned_workspace_bytes(a, with_plan); }
 
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s) {
   return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part, void* dw_direct) {
-    launch_pdl(true, plan.kernel, static_cast<unsigned>(plan.P), plan.threads, 0, s, a, part, dw_direct);
+    launch_ex(true, plan.cluster, plan.kernel, static_cast<unsigned>(plan.P * plan.cluster), plan.threads, 0, s, a,
+              part, dw_direct, plan.cols);
     return dw_direct != nullptr;  // OwnedColumns::write_partials wrote dw
   });
 }

@@ -420,6 +420,10 @@ std::int64_t resident_clusters(Kernel* kernel, int threads, std::size_t smem, in
 }
 
 // ---- thread-block clusters (sm_90+) --------------------------------------------------------
+// The largest portable cluster: 8 blocks (a kernel may opt in to 16 on the H100/H200; none
+// here does).
+constexpr int kMaxClusterBlocks = 8;
+
 // Blocks in this block's cluster: 1 for a launch without clusters, and in code built for an
 // architecture before sm_90 (which then never takes the cluster paths: a kernel that runs
 // the same work either way stays correct on any launch).

@@ -54,7 +54,7 @@ constexpr int kKeep = 8;
 // dtype, at M=4096 it lost 3 in fp16 and fp32 (and gained 7 in bf16), run 22.
 constexpr std::int64_t kHybridRowsPerSm = 16;
 // kCluster: rows (images) from kClusterRowMin bytes that the hybrid does not take, in slices
-// of at most kClusterSlice bytes, clusters of at most kMaxCluster blocks (the portable size).
+// of at most kClusterSlice bytes, clusters of at most kMaxClusterBlocks blocks (the portable size).
 // Measured (H200, % of copy, the pass before -> kCluster at S slices; docs/perf-notes.md run
 // 33): 128 KB rows bf16 H=65536 M=4096 62.2 -> 80.6 (S=2), M=16384 64.5 -> 82.0 (S=2; S=4
 // 69.1); 256 KB bf16 H=131072 M=1024 62.3 -> 76.1 (S=4), fp32 H=65536 63.9 -> 78.9 (S=4); 512
@@ -63,7 +63,6 @@ constexpr std::int64_t kHybridRowsPerSm = 16;
 // and at fp32 H=32768 M=16384 (128 KB) it measured 86.1 against 87.3.
 constexpr std::int64_t kClusterRowMin = 128 * 1024;
 constexpr std::int64_t kClusterSlice = 64 * 1024;
-constexpr std::int64_t kMaxCluster = 8;
 // Minimum blocks an SM for __launch_bounds__: 2 for kHybrid (64 registers), else 0, which
 // asks for no minimum. An explicit 1 is not the same: ptxas then took 48 registers where it
 // takes 32 (bf16 plain pass; 77 for 61 unrolled), and bf16 M=16384 fell from 93.7 to 88.9% of
@@ -272,7 +271,7 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
       // Rows of kClusterRowMin and more that the hybrid does not take: split among the blocks
       // of a cluster, slices of at most kClusterSlice (docs/perf-notes.md run 33).
       const std::int64_t S = (static_cast<std::int64_t>(image) + kClusterSlice - 1) / kClusterSlice;
-      if (static_cast<std::int64_t>(image) >= kClusterRowMin && S <= kMaxCluster) {
+      if (static_cast<std::int64_t>(image) >= kClusterRowMin && S <= kMaxClusterBlocks) {
         const auto split = fwd_chunked_kernel<T, W, C, Y, Pass2::kCluster>;
         const std::int64_t per = (nv + S - 1) / S;
         const std::int64_t t = threads_for(per);

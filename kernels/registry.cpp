@@ -177,7 +177,7 @@ std::deque<KernelInfo> build() {
       "persistent grid, rows streamed through a shared-memory ring by cp.async (16 B at any row phase), "
       "dw partials in registers: bwd",
       {Op::bwd, Op::add_bwd},
-      [](const Problem& p) { return kern::bwd_row_vector_max_H(p.op == Op::add_bwd ? p.r : p.x); });
+      [](const Problem& p) { return kern::bwd_staged_max_H(p.op == Op::add_bwd ? p.r : p.x); });
   staged.prepare = launcher_prepare(
       "staged", Launchers{nullptr, nullptr, kern::launch_bwd_staged, kern::bwd_staged_workspace_bytes});
   r.push_back(std::move(every_convention(staged)));
