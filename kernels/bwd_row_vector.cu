@@ -53,6 +53,19 @@
 // ran at 66.7% of copy, where `staged` (below: the same ownership, rows streamed through a
 // shared-memory ring) runs at 78.1% (docs/perf-notes.md runs 17-19); with kPf, 88.9 (run 23).
 //
+// Past one block's row (kCl, sm_90+, bwd_row_vector_max_H): the row is split into S = 2 to
+// kMaxClusterBlocks slices of equal width (whole chunks), and a row block is a cluster of S
+// blocks, block rank q owning slice q of every row of the cluster. Each block is the kernel
+// above on its slice (its own weights, partials and prefetch), but for S: after its
+// block_sum, cluster_sum adds the slices' sums in rank order through distributed shared
+// memory, so every slice gets the same bits. The next row's loads (kPf) are in flight through
+// both barriers. Measured (H200, bf16 M=1024, % of copy, docs/perf-notes.md run 34): bwd
+// H=65536 54.8 (chunked's cluster 46.6), H=131072 57.1 (48.5), add-bwd H=65536 59.1 (56.7),
+// M=16384 H=32768 66.5 (58.9); against 87.6 for one block's row at H=16384. The cluster's
+// barrier a row is what it costs (one block an SM or two, at half-width slices, ran the same:
+// 55.0 / 55.9); with rows not 16-byte aligned it loses to chunked (H=65537 29.3 / 34.2), and
+// auto takes chunked there.
+//
 // Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
 // zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
 // - x * (rrms^3 / H * S) (+ ds_out) rounded once to x's dtype; dw partial += (dy * x) * rrms
@@ -381,10 +394,6 @@ Plan choose_nch(const BwdArgs& a) {
   return best;
 }
 
-// Columns one block holds: kMaxChunks chunks of 8 columns for a 16-bit x (dy is x's dtype or
-// 16-bit), half for an fp32 x (see the header).
-std::int64_t block_max_H(DType x) { return x == DType::f32 ? 8192 : 16384; }
-
 // Rows longer than a block holds, on sm_90+: S = 2..kMaxClusterBlocks slices of equal width
 // (whole chunks; the last may be shorter), a cluster of S blocks a row block, each block the
 // single-block kernel's work on its slice at NCH = 4 (2 for an fp32 x with 16-bit dy, as
@@ -396,7 +405,7 @@ Plan cluster_plan(const BwdArgs& a) {
   constexpr int N = kVec<G>;
   constexpr int NCH = sizeof(X) == 4 && sizeof(G) == 2 ? 2 : 4;
   const std::int64_t room = kAny ? N - 1 : 0;
-  const std::int64_t cap = (block_max_H(a.xdtype) - room) / N * N;  // a slice's columns, at most
+  const std::int64_t cap = (bwd_row_vector_block_H(a.xdtype) - room) / N * N;  // a slice's columns, at most
   const std::int64_t S = (a.H + cap - 1) / cap;
   if (S < 2 || S > kMaxClusterBlocks) return Plan{};
   const std::int64_t cols = ((a.H + S - 1) / S + N - 1) / N * N;
@@ -420,7 +429,7 @@ Plan cluster_plan(const BwdArgs& a) {
 
 template <class X, class G, class W, Convention C, bool kDs, bool kAny>
 Plan choose_plan_any(const BwdArgs& a) {
-  if (a.H + (kAny ? kVec<G> - 1 : 0) > block_max_H(a.xdtype)) return cluster_plan<X, G, W, C, kDs, kAny>(a);
+  if (a.H + (kAny ? kVec<G> - 1 : 0) > bwd_row_vector_block_H(a.xdtype)) return cluster_plan<X, G, W, C, kDs, kAny>(a);
   if constexpr (!kDs) {
     // The prefetch pays only where some block gets a second row (M above the resident
     // blocks): with one row a block there is nothing to prefetch, and its 93 registers cost
@@ -523,7 +532,7 @@ template <bool kStaged>
 struct WithPlan {
   template <class F>
   cudaError_t operator()(const BwdArgs& a, F&& f) const {
-    const std::int64_t max_H = kStaged ? block_max_H(a.xdtype) : bwd_row_vector_max_H(a.xdtype);
+    const std::int64_t max_H = kStaged ? bwd_row_vector_block_H(a.xdtype) : bwd_row_vector_max_H(a.xdtype);
     if (a.H < 1 || a.M < 0 || a.H > max_H) return cudaErrorInvalidValue;
     return dispatch_bwd(a, [&](auto xt, auto gt, auto wt, auto c) -> cudaError_t {
       using X = decltype(xt);
@@ -549,18 +558,21 @@ constexpr WithPlan<true> with_staged_plan{};
 
 }  // namespace
 
-std::int64_t bwd_row_vector_max_H(DType x, std::int64_t room) {
+std::int64_t bwd_row_vector_block_H(DType x) {
+  // kMaxChunks chunks of 8 columns for a 16-bit x (dy is x's dtype, or 16-bit with an fp32
+  // x); half for an fp32 x (see the header).
+  return x == DType::f32 ? 8192 : 16384;
+}
+
+std::int64_t bwd_row_vector_max_H(DType x) {
   // Clusters where this device runs them for this file's kernels (asked of one of them: the
-  // rest are built for the same architectures). A slice is whole chunks (cluster_plan): 8
-  // columns is a whole number of chunks for every dy.
+  // rest are built for the same architectures).
   const bool cl =
       resident_clusters(
           bwd_row_vector_kernel<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, Convention::fp32, 4, false, false, false, true>,
           kMaxThreads, 0, 2) > 0;
-  return cl ? kMaxClusterBlocks * ((block_max_H(x) - room) / 8 * 8) : block_max_H(x) - room;
+  return bwd_row_vector_block_H(x) * (cl ? kMaxClusterBlocks : 1);
 }
-
-std::int64_t bwd_staged_max_H(DType x) { return block_max_H(x); }
 
 std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) { return planned_workspace_bytes(a, with_plan); }
 

@@ -83,16 +83,16 @@ cudaError_t launch_bwd_naive(const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_naive_workspace_bytes(const BwdArgs& a);
 cudaError_t launch_bwd_chunked(const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_chunked_workspace_bytes(const BwdArgs& a);
-// The longest row row-vector holds with `room` columns of each block spare (the shift of rows
-// not 16-byte aligned: 16 / sizeof(dy) - 1): one block's (16384 - room columns for a 16-bit
-// x, 8192 - room for fp32); where the device runs thread-block clusters (sm_90+), 8 slices
-// of that (rounded down to 8 columns) as one cluster.
-std::int64_t bwd_row_vector_max_H(DType x, std::int64_t room = 0);
+// The columns of a row one block of row-vector (and staged) holds: 16384 for a 16-bit x,
+// 8192 for fp32.
+std::int64_t bwd_row_vector_block_H(DType x);
+// The longest row row-vector takes: one block's, or 8 times that where the device runs
+// thread-block clusters (sm_90+): a longer row's slices then run as one cluster.
+std::int64_t bwd_row_vector_max_H(DType x);
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a);
 // staged: row-vector's column ownership, rows streamed through a shared-memory ring by
-// cp.async (any row phase moves 16-byte vectors); H up to bwd_staged_max_H (one block's row).
-std::int64_t bwd_staged_max_H(DType x);
+// cp.async (any row phase moves 16-byte vectors); H up to bwd_row_vector_block_H.
 cudaError_t launch_bwd_staged(const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_staged_workspace_bytes(const BwdArgs& a);
 Strategy auto_pick_bwd(const Problem& p);  // bwd and add-bwd

@@ -155,7 +155,7 @@ std::deque<KernelInfo> build() {
   every_op(
       "row-vector",
       "row in registers, 16 B vectors, one read of each input: mid H (bwd: persistent grid, "
-      "dw partials in registers)",
+      "dw partials in registers; rows past a block's as slices of a thread-block cluster on sm_90+)",
       [](const Problem& p) -> std::int64_t {
         switch (p.op) {
           case Op::fwd:
@@ -177,7 +177,7 @@ std::deque<KernelInfo> build() {
       "persistent grid, rows streamed through a shared-memory ring by cp.async (16 B at any row phase), "
       "dw partials in registers: bwd",
       {Op::bwd, Op::add_bwd},
-      [](const Problem& p) { return kern::bwd_staged_max_H(p.op == Op::add_bwd ? p.r : p.x); });
+      [](const Problem& p) { return kern::bwd_row_vector_block_H(p.op == Op::add_bwd ? p.r : p.x); });
   staged.prepare = launcher_prepare(
       "staged", Launchers{nullptr, nullptr, kern::launch_bwd_staged, kern::bwd_staged_workspace_bytes});
   r.push_back(std::move(every_convention(staged)));

@@ -85,8 +85,22 @@ TEST(AutoBwd, RowVectorWhereItHoldsTheRowChunkedElsewhere) {
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 16377)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::f32, 16384, 8190)), kern::Strategy::chunked);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::f32, 16384, 8189)), kern::Strategy::row_vector);
-  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 32768)), kern::Strategy::chunked);
-  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::f32, 16384, 16384)), kern::Strategy::chunked);
+  // Past one block's row (16384 16-bit columns, 8192 fp32): row-vector's slices as a cluster
+  // where the rows are aligned and the device runs clusters (bwd_row_vector_max_H: 8 blocks'
+  // rows; one block's on a machine without an sm_90 GPU, as in CI); chunked where the rows are
+  // not aligned, or past 8 blocks' rows (docs/perf-notes.md run 34).
+  for (DType x : {DType::bf16, DType::f32}) {
+    const std::int64_t block = kern::bwd_row_vector_block_H(x), max = kern::bwd_row_vector_max_H(x);
+    EXPECT_TRUE(max == block || max == 8 * block) << max;
+    for (const std::int64_t H : {2 * block, 4 * block, 8 * block}) {
+      const kern::Strategy want = H <= max ? kern::Strategy::row_vector : kern::Strategy::chunked;
+      EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, x, 16384, H)), want) << H;
+      EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, x, 1024, H)), want) << H;
+    }
+    EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, x, 1024, 8 * block + 8)), kern::Strategy::chunked);
+    EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, x, 16384, 2 * block + 1)), kern::Strategy::chunked);
+    EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, x, 1024, 4 * block + 1)), kern::Strategy::chunked);
+  }
 }
 
 TEST(AutoByM, EveryPickHoldsItsRow) {
