@@ -376,31 +376,12 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   return plan;
 }
 
-// 2 or 4 chunks a thread: whichever keeps more rows in flight per SM (the register count
-// decides: ptxas -v), 2 on a tie (more threads for the same rows). An fp32 x with 16-bit dy
-// (add-bwd, fp32 residual) takes 2 only: at 4 its 32 fp32 x and ds_out values a thread spill.
-template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny>
-Plan choose_nch(const BwdArgs& a) {
-  // kAny: a block's chunks start up to N - 1 columns before column 0.
-  const std::int64_t chunks = chunks_of<G>(kAny ? a.H + kVec<G> - 1 : a.H);
-  Plan best;
-  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf, kAny>(a, chunks);
-  if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
-    if (chunks <= 4 * kMaxThreads) {
-      const Plan four = make_plan<X, G, W, C, 4, kDs, kPf, kAny>(a, chunks);
-      if (four.kernel != nullptr && four.resident > best.resident) best = four;
-    }
-  }
-  return best;
-}
-
 // Rows longer than a block holds, on sm_90+: S = 2..kMaxClusterBlocks slices of equal width
 // (whole chunks; the last may be shorter), a cluster of S blocks a row block, each block the
 // single-block kernel's work on its slice at NCH = 4 (2 for an fp32 x with 16-bit dy, as
-// choose_nch) and 512 threads or fewer; the prefetch as for one block. kAny leaves N - 1
-// columns a block for the shift. An empty plan where S would pass kMaxClusterBlocks or the
-// device runs no such cluster.
-template <class X, class G, class W, Convention C, bool kDs, bool kAny>
+// choose_nch) and 512 threads or fewer. kAny leaves N - 1 columns a block for the shift. An
+// empty plan where S would pass kMaxClusterBlocks or the device runs no such cluster.
+template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny>
 Plan cluster_plan(const BwdArgs& a) {
   constexpr int N = kVec<G>;
   constexpr int NCH = sizeof(X) == 4 && sizeof(G) == 2 ? 2 : 4;
@@ -412,14 +393,8 @@ Plan cluster_plan(const BwdArgs& a) {
   Plan plan;
   plan.threads = plan_threads(chunks_of<G>(cols + room), NCH);
   if (plan.threads == 0) return Plan{};
-  const auto make = [&](auto kernel) {
-    plan.kernel = kernel;
-    plan.resident = resident_clusters(kernel, plan.threads, 0, static_cast<int>(S));
-  };
-  make(bwd_row_vector_kernel<X, G, W, C, NCH, kDs, false, kAny, true>);
-  if constexpr (!kDs) {  // the prefetch where a row block gets a second row (choose_plan_any)
-    if (plan.resident > 0 && a.M > plan.resident) make(bwd_row_vector_kernel<X, G, W, C, NCH, false, true, kAny, true>);
-  }
+  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny, true>;
+  plan.resident = resident_clusters(plan.kernel, plan.threads, 0, static_cast<int>(S));
   if (plan.resident <= 0) return Plan{};
   plan.cluster = static_cast<unsigned>(S);
   plan.cols = static_cast<int>(cols);
@@ -427,9 +402,29 @@ Plan cluster_plan(const BwdArgs& a) {
   return plan;
 }
 
+// 2 or 4 chunks a thread: whichever keeps more rows in flight per SM (the register count
+// decides: ptxas -v), 2 on a tie (more threads for the same rows). An fp32 x with 16-bit dy
+// (add-bwd, fp32 residual) takes 2 only: at 4 its 32 fp32 x and ds_out values a thread spill.
+// Past one block's row: cluster_plan.
+template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny>
+Plan choose_nch(const BwdArgs& a) {
+  // kAny: a block's chunks start up to N - 1 columns before column 0.
+  const std::int64_t cols = kAny ? a.H + kVec<G> - 1 : a.H;
+  if (cols > bwd_row_vector_block_H(a.xdtype)) return cluster_plan<X, G, W, C, kDs, kPf, kAny>(a);
+  const std::int64_t chunks = chunks_of<G>(cols);
+  Plan best;
+  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf, kAny>(a, chunks);
+  if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
+    if (chunks <= 4 * kMaxThreads) {
+      const Plan four = make_plan<X, G, W, C, 4, kDs, kPf, kAny>(a, chunks);
+      if (four.kernel != nullptr && four.resident > best.resident) best = four;
+    }
+  }
+  return best;
+}
+
 template <class X, class G, class W, Convention C, bool kDs, bool kAny>
 Plan choose_plan_any(const BwdArgs& a) {
-  if (a.H + (kAny ? kVec<G> - 1 : 0) > bwd_row_vector_block_H(a.xdtype)) return cluster_plan<X, G, W, C, kDs, kAny>(a);
   if constexpr (!kDs) {
     // The prefetch pays only where some block gets a second row (M above the resident
     // blocks): with one row a block there is nothing to prefetch, and its 93 registers cost
