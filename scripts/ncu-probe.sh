@@ -7,6 +7,8 @@
 # e.g. scripts/ncu-probe.sh /tmp/ncu staged4096 bwd_staged -- --op bwd --kernel staged --H 4096 --M 16384 --dtype bf16
 # The tool runs the case with --no-check and a few samples; the profiled launch is the
 # KERNEL_REGEX kernel's fourth (after the copy ceiling and warm-up launches).
+# NCU_EXTRA adds options to ncu, e.g. NCU_EXTRA="--section SourceCounters" for the stall
+# reasons by instruction (the hottest lines of the kernel's SASS).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/ncu-probe.sh OUTDIR NAME KERNEL_REGEX -- TOOL_OPTIONS...}
@@ -18,6 +20,6 @@ BIN=${BUILD_DIR:-build}/rmsnorm-bench
 mkdir -p "$OUT"
 ncu --clock-control none --kernel-name "regex:$REGEX" --launch-skip 3 --launch-count 1 \
   --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-  --section MemoryWorkloadAnalysis_Tables --section SchedulerStats \
+  --section MemoryWorkloadAnalysis_Tables --section SchedulerStats ${NCU_EXTRA:-} \
   "$BIN" --eps 1e-5 --no-check --min-samples 5 --max-time 0 --quiet --out "$OUT/$NAME.run" "$@" >"$OUT/$NAME.txt" 2>&1
 echo "ncu-probe $NAME: rc=$?"
