@@ -66,6 +66,14 @@
 // 55.0 / 55.9); with rows not 16-byte aligned it loses to chunked (H=65537 29.3 / 34.2), and
 // auto takes chunked there.
 //
+// Rows through a TMA ring (kTma, sm_90+; see the kernel): where every row of x, dy, dx (and
+// ds_out) starts 16-byte aligned and x's and dy's rows are whole 16-byte vectors, x and dy
+// come through a ring of 2-4 rows of shared memory a block, one bulk copy of each a row, so
+// 2-4 rows a block are in flight through every barrier (kPf: one). It replaced the prefetch
+// (and the plain loads) wherever a block gets a second row: bwd bf16 M=16384 H=8192 85.2 ->
+// 91.4% of copy, H=16384 87.6 -> 97.1, M=1024 H=65536 (clusters) 54.8 -> 57.4 (run 36,
+// choose_plan_any); add-bwd takes it within one block's row only.
+//
 // Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
 // zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
 // - x * (rrms^3 / H * S) (+ ds_out) rounded once to x's dtype; dw partial += (dy * x) * rrms
@@ -80,6 +88,7 @@ namespace rb::kern {
 namespace {
 
 constexpr int kMaxThreads = 512;
+constexpr int kMaxStages = 4;  // kTma's ring: rows a block has in flight, at most
 
 // Registers of data a thread holds (x, dy, ds_out raw, w raw, dw fp32). Up to 40, the
 // kernel fits 64 registers (2 blocks of 512 threads) without spills; past that it spills
@@ -122,13 +131,20 @@ __device__ __forceinline__ BwdArgs column_slice(BwdArgs a, std::int64_t lo, std:
   return a;
 }
 
-template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny, bool kCl>
+// kTma (sm_90+, rows 16-byte aligned whose x and dy rows are whole 16-byte vectors): the
+// rows' x and dy come through a ring of `stages` rows in dynamic shared memory, each filled
+// by two bulk copies (one thread issues them) that complete an mbarrier; the block copies a
+// row's chunks into registers, and once its block_sum's barrier shows every thread has, the
+// stage takes the row `stages` rows ahead. So `stages` rows a block are in flight through
+// every barrier, where kPf keeps one (registers hold no second row).
+template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny, bool kCl, bool kTma>
 __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf>()))
-    bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct, int cols) {
+    bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct, int cols, int stages) {
   pdl_begin();
   constexpr int N = kVec<G>;
   constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
   static_assert(!(kPf && kDs), "add-bwd does not prefetch");
+  static_assert(!(kTma && (kPf || kAny)), "the ring replaces the prefetch, for aligned rows");
   __shared__ float scratch[64];  // two halves: block_sum_alternating
   // kCl: the row blocks are clusters; block rank q of cluster b owns slice q (columns
   // [q * cols, (q + 1) * cols) of the row) of rows b, b + P, ... (P clusters), as a row of
@@ -160,10 +176,42 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   if (kPf && b < a.M) load_row(b, xr, gr);
   int parity = 0;
 
+  // kTma: stage k (of `stages`) at ring + k * stage_bytes holds a row's x (lanes' columns
+  // own.c0 + i * own.step from its start) then its dy; full[k] counts its copies.
+  extern __shared__ __align__(128) unsigned char ring[];
+  __shared__ __align__(8) unsigned long long full[kTma ? kMaxStages : 1];
+  const int cover = static_cast<int>(blockDim.x) * NCH * N;  // columns the block's chunks span
+  const unsigned x_bytes = static_cast<unsigned>(a.H * sizeof(X)), g_bytes = static_cast<unsigned>(a.H * sizeof(G));
+  const int x_slot = cover * static_cast<int>(sizeof(X)), stage_bytes = x_slot + cover * static_cast<int>(sizeof(G));
+  const auto issue = [&](std::int64_t rw, int k) {  // one thread: row rw into stage k
+    unsigned char* st = ring + k * stage_bytes;
+    bulk_expect(&full[k], x_bytes + g_bytes);
+    bulk_copy(st, static_cast<const X*>(a.x) + rw * a.x_stride, x_bytes, &full[k]);
+    bulk_copy(st + x_slot, static_cast<const G*>(a.dy) + rw * a.dy_stride, g_bytes, &full[k]);
+  };
+  if constexpr (kTma) {
+    if (threadIdx.x == 0) {
+      for (int k = 0; k < stages; ++k) bulk_barrier_init(&full[k]);
+      for (int k = 0; k < stages && b + k * P < a.M; ++k) issue(b + k * P, k);
+    }
+    __syncthreads();
+  }
+  int stage = 0;
+  unsigned phase = 0;  // of the stage's barrier, for this pass through the ring
+
   for (std::int64_t row = b; row < a.M; row += P, parity ^= 1) {
     uint4 xn[kPf ? NCH : 1][XV], gn[kPf ? NCH : 1][GV], dsr[kDs ? NCH : 1][XV];  // next row's; ds_out
     if constexpr (kPf) {
       if (row + P < a.M) load_row(row + P, xn, gn);
+    } else if constexpr (kTma) {
+      bulk_wait(&full[stage], phase);
+      const unsigned char* st = ring + stage * stage_bytes;
+#pragma unroll
+      for (int i = 0; i < NCH; ++i) {
+        const int c = own.c0 + i * own.step;
+        load_cols_shared<X, N>(st + c * static_cast<int>(sizeof(X)), own.valid(i), xr[i]);
+        load_cols_shared<G, N>(st + x_slot + c * static_cast<int>(sizeof(G)), own.valid(i), gr[i]);
+      }
     } else {
       load_row(row, xr, gr);
     }
@@ -184,6 +232,13 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       own.template add_to_S<C>(i, xf, gf, s);
     }
     float S = block_sum_alternating(s, scratch, parity);
+    if constexpr (kTma) {  // every thread has its chunks of this stage: refill it
+      if (threadIdx.x == 0 && row + stages * P < a.M) {
+        fence_async_shared();
+        issue(row + stages * P, stage);
+      }
+      if (++stage == stages) stage = 0, phase ^= 1u;
+    }
     if constexpr (kCl) S = cluster_sum(S, cluster_slot, parity);
     const float corr = r * r * r * own.inv_H * S;
     const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < M < 2^62
@@ -334,7 +389,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   own.write_partials(part, blockIdx.x, H, static_cast<W*>(dw_direct));
 }
 
-using Kernel = void (*)(BwdArgs, float*, void*, int);
+using Kernel = void (*)(BwdArgs, float*, void*, int, int);
 using StagedKernel = void (*)(BwdArgs, float*, void*, Ring);
 
 // The launch configuration, computed the same way for the workspace size and the launch.
@@ -346,6 +401,8 @@ struct PlanOf {
   std::int64_t P = 0;         // row blocks of the persistent grid = partial rows (0 when M == 0)
   unsigned cluster = 1;       // blocks a row block: the row's slices (row-vector on sm_90+), else 1
   int cols = 0;               // columns a slice, when cluster > 1
+  int stages = 0;             // kTma: rows in the ring
+  std::size_t smem = 0;       // dynamic shared memory a block (kTma's ring)
 };
 using Plan = PlanOf<Kernel>;
 
@@ -362,17 +419,51 @@ inline int plan_threads(std::int64_t chunks, int nch) {
   return threads > kMaxThreads ? 0 : static_cast<int>(threads);
 }
 
-template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny>
+// kTma's ring for `plan` (kernel, threads and cluster set; NCH chunks of N a thread): the
+// depth (2..kMaxStages) that keeps the most row bytes in flight per SM, counted up to
+// kRingInFlight, then the most resident row blocks, then the fewest stages; the resident
+// count it found in plan.resident. False where no depth fits (or the kernel has no sm_90
+// code: resident_clusters answers 0).
+constexpr std::size_t kRingInFlight = 160 * 1024;
+
+template <class X, class G>
+bool plan_ring(Plan& plan, int nch) {
+  const std::size_t cover = static_cast<std::size_t>(plan.threads) * nch * kVec<G>;
+  const std::size_t stage = cover * (sizeof(X) + sizeof(G));
+  const std::size_t max_smem = allow_max_dynamic_smem(reinterpret_cast<const void*>(plan.kernel));
+  const int sms = sm_count();
+  if (max_smem == 0 || sms == 0) return false;
+  std::size_t best = 0;
+  for (int stages = 2; stages <= kMaxStages && stage * stages <= max_smem; ++stages) {
+    const std::int64_t resident =
+        resident_clusters(plan.kernel, plan.threads, stage * stages, static_cast<int>(plan.cluster));
+    if (resident <= 0) break;
+    const std::size_t per_sm = static_cast<std::size_t>(resident) * plan.cluster * stages * stage / sms;
+    const std::size_t score = per_sm < kRingInFlight ? per_sm : kRingInFlight;
+    if (score > best || (score == best && resident > plan.resident)) {
+      best = score;
+      plan.resident = resident;
+      plan.stages = stages;
+      plan.smem = stage * stages;
+    }
+  }
+  return best > 0;
+}
+
+template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny, bool kTma>
 Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   Plan plan;
   const int threads = plan_threads(chunks, NCH);
   if (threads == 0) return plan;
-  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny, false>;
+  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny, false, kTma>;
   plan.threads = threads;
-  const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, 0);
-  if (resident <= 0) return Plan{};
-  plan.resident = resident;
-  plan.P = a.M < resident ? a.M : resident;
+  if constexpr (kTma) {
+    if (!plan_ring<X, G>(plan, NCH)) return Plan{};
+  } else {
+    plan.resident = resident_blocks(plan.kernel, plan.threads, 0);
+    if (plan.resident <= 0) return Plan{};
+  }
+  plan.P = a.M < plan.resident ? a.M : plan.resident;
   return plan;
 }
 
@@ -381,7 +472,7 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
 // single-block kernel's work on its slice at NCH = 4 (2 for an fp32 x with 16-bit dy, as
 // choose_nch) and 512 threads or fewer. kAny leaves N - 1 columns a block for the shift. An
 // empty plan where S would pass kMaxClusterBlocks or the device runs no such cluster.
-template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny>
+template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny, bool kTma>
 Plan cluster_plan(const BwdArgs& a) {
   constexpr int N = kVec<G>;
   constexpr int NCH = sizeof(X) == 4 && sizeof(G) == 2 ? 2 : 4;
@@ -393,10 +484,14 @@ Plan cluster_plan(const BwdArgs& a) {
   Plan plan;
   plan.threads = plan_threads(chunks_of<G>(cols + room), NCH);
   if (plan.threads == 0) return Plan{};
-  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny, true>;
-  plan.resident = resident_clusters(plan.kernel, plan.threads, 0, static_cast<int>(S));
-  if (plan.resident <= 0) return Plan{};
+  plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny, true, kTma>;
   plan.cluster = static_cast<unsigned>(S);
+  if constexpr (kTma) {
+    if (!plan_ring<X, G>(plan, NCH)) return Plan{};
+  } else {
+    plan.resident = resident_clusters(plan.kernel, plan.threads, 0, static_cast<int>(S));
+  }
+  if (plan.resident <= 0) return Plan{};
   plan.cols = static_cast<int>(cols);
   plan.P = a.M < plan.resident ? a.M : plan.resident;
   return plan;
@@ -406,25 +501,46 @@ Plan cluster_plan(const BwdArgs& a) {
 // decides: ptxas -v), 2 on a tie (more threads for the same rows). An fp32 x with 16-bit dy
 // (add-bwd, fp32 residual) takes 2 only: at 4 its 32 fp32 x and ds_out values a thread spill.
 // Past one block's row: cluster_plan.
-template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny>
+template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny, bool kTma = false>
 Plan choose_nch(const BwdArgs& a) {
   // kAny: a block's chunks start up to N - 1 columns before column 0.
   const std::int64_t cols = kAny ? a.H + kVec<G> - 1 : a.H;
-  if (cols > bwd_row_vector_block_H(a.xdtype)) return cluster_plan<X, G, W, C, kDs, kPf, kAny>(a);
+  if (cols > bwd_row_vector_block_H(a.xdtype)) return cluster_plan<X, G, W, C, kDs, kPf, kAny, kTma>(a);
   const std::int64_t chunks = chunks_of<G>(cols);
   Plan best;
-  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf, kAny>(a, chunks);
+  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf, kAny, kTma>(a, chunks);
   if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
     if (chunks <= 4 * kMaxThreads) {
-      const Plan four = make_plan<X, G, W, C, 4, kDs, kPf, kAny>(a, chunks);
+      const Plan four = make_plan<X, G, W, C, 4, kDs, kPf, kAny, kTma>(a, chunks);
       if (four.kernel != nullptr && four.resident > best.resident) best = four;
     }
   }
   return best;
 }
 
+// kTma's rows: every row of x and dy whole 16-byte vectors from an aligned start (so each is
+// one bulk copy a slice).
+template <class X, class G>
+bool ring_rows(const BwdArgs& a) {
+  return (a.H * static_cast<std::int64_t>(sizeof(X))) % 16 == 0 && (a.H * static_cast<std::int64_t>(sizeof(G))) % 16 == 0;
+}
+
+// `ring`: every row of x, dy, dx and ds_out starts 16-byte aligned and ring_rows holds. The
+// ring (kTma) pays where some block gets a second row (M above the resident row blocks), as
+// the prefetch does, and in add-bwd only within one block's row: measured (H200, M=16384, %
+// of copy, registers -> ring, docs/perf-notes.md run 36): bwd bf16 H=1024 67.5 -> 70.9, 4096
+// 83.8 -> 87.4, 8192 85.2 -> 91.4, 16384 87.6 -> 97.1, 32768 (clusters of 2) 66.3 -> 73.1;
+// bwd bf16 x with fp32 w H=4096 67.3 -> 91.1; fp32 H=8192 91.2 -> 95.4; M=1024 H=65536 54.8
+// -> 57.4, fp32 65.7 -> 72.7; add-bwd bf16 H=4096 / 8192 87.7 / 89.2 -> 89.7 / 91.8; but
+// add-bwd in clusters bf16 M=1024 H=65536 59.0 -> 59.4 and fp32 71.7 -> 66.2.
 template <class X, class G, class W, Convention C, bool kDs, bool kAny>
-Plan choose_plan_any(const BwdArgs& a) {
+Plan choose_plan_any(const BwdArgs& a, bool ring) {
+  if constexpr (!kAny) {
+    if (ring) {
+      const Plan plan = choose_nch<X, G, W, C, kDs, false, false, true>(a);
+      if (plan.kernel != nullptr && a.M > plan.resident && (!kDs || plan.cluster == 1)) return plan;
+    }
+  }
   if constexpr (!kDs) {
     // The prefetch pays only where some block gets a second row (M above the resident
     // blocks): with one row a block there is nothing to prefetch, and its 93 registers cost
@@ -462,9 +578,9 @@ Plan choose_plan(const BwdArgs& a) {
   const bool aligned = rows_aligned16<X>(a.x, a.x_stride, a.M) && rows_aligned16<G>(a.dy, a.dy_stride, a.M) &&
                        rows_aligned16<X>(a.dx, a.dx_stride, a.M) &&
                        (!kDs || rows_aligned16<X>(a.ds_out, a.ds_stride, a.M));
-  if (aligned) return choose_plan_any<X, G, W, C, kDs, false>(a);
-  Plan plan = choose_plan_any<X, G, W, C, kDs, true>(a);
-  if (plan.kernel == nullptr) return choose_plan_any<X, G, W, C, kDs, false>(a);
+  if (aligned) return choose_plan_any<X, G, W, C, kDs, false>(a, ring_rows<X, G>(a));
+  Plan plan = choose_plan_any<X, G, W, C, kDs, true>(a, false);
+  if (plan.kernel == nullptr) return choose_plan_any<X, G, W, C, kDs, false>(a, false);
   std::int64_t period = std::max({phase_period<X>(a.x_stride), phase_period<G>(a.dy_stride),
                                   phase_period<X>(a.dx_stride), kDs ? phase_period<X>(a.ds_stride) : 1});
   if (plan.P < a.M && plan.P > period) plan.P -= plan.P % period;  // P = M: a row a block
@@ -564,7 +680,7 @@ std::int64_t bwd_row_vector_max_H(DType x) {
   // rest are built for the same architectures).
   const bool cl =
       resident_clusters(
-          bwd_row_vector_kernel<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, Convention::fp32, 4, false, false, false, true>,
+          bwd_row_vector_kernel<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, Convention::fp32, 4, false, false, false, true, false>,
           kMaxThreads, 0, 2) > 0;
   return bwd_row_vector_block_H(x) * (cl ? kMaxClusterBlocks : 1);
 }
@@ -573,8 +689,8 @@ std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) { return planned_wo
 
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s) {
   return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part, void* dw_direct) {
-    launch_ex(true, plan.cluster, plan.kernel, static_cast<unsigned>(plan.P * plan.cluster), plan.threads, 0, s, a,
-              part, dw_direct, plan.cols);
+    launch_ex(true, plan.cluster, plan.kernel, static_cast<unsigned>(plan.P * plan.cluster), plan.threads, plan.smem,
+              s, a, part, dw_direct, plan.cols, plan.stages);
     return dw_direct != nullptr;  // OwnedColumns::write_partials wrote dw
   });
 }

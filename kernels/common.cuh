@@ -517,6 +517,73 @@ __device__ __forceinline__ void cp_async_wait(int pending) {
   }
 }
 
+// ---- bulk asynchronous copies (TMA, sm_90+) and the mbarriers they complete ------------------
+// A shared-memory mbarrier (8 bytes, 8-byte aligned) counts one arrival a phase here: the
+// thread that issues a stage's copies arrives once, with the bytes they will bring
+// (bulk_expect), and the copies complete the phase as their bytes land. Waiters poll the
+// phase's parity (bulk_wait). In code built for an architecture before sm_90 these are
+// no-ops: no plan there takes the paths that call them (bulk_copies_available).
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// One thread, before any other uses the barrier (then __syncthreads).
+__device__ __forceinline__ void bulk_barrier_init(unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#else
+  (void)bar;
+#endif
+}
+// The issuing thread: this phase completes when `bytes` have landed (and this arrival).
+__device__ __forceinline__ void bulk_expect(unsigned long long* bar, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+#else
+  (void)bar;
+  (void)bytes;
+#endif
+}
+// `bytes` (a multiple of 16) from global src to shared dst (both 16-byte aligned), counted
+// on bar. Shared memory the block read before (through ordinary loads) is ordered before
+// the copy by the barrier that precedes the call plus fence_async_shared.
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+#else
+  (void)dst;
+  (void)src;
+  (void)bytes;
+  (void)bar;
+#endif
+}
+__device__ __forceinline__ void fence_async_shared() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+// Every thread: until the barrier's phase of parity `parity` (0 for its first phase, then
+// alternating) has completed; the copies' bytes are then visible to the thread.
+__device__ __forceinline__ void bulk_wait(unsigned long long* bar, unsigned parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n"
+      "}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
+#else
+  (void)bar;
+  (void)parity;
+#endif
+}
+
 // Calls f(T{}, W{}) with the storage types for a (x, w) dtype pair we build: w is x's
 // dtype or fp32. Any other pair is an error the caller reports.
 template <class F>
