@@ -526,8 +526,12 @@ bool ring_rows(const BwdArgs& a) {
 }
 
 // `ring`: every row of x, dy, dx and ds_out starts 16-byte aligned and ring_rows holds. The
-// ring (kTma) pays where some block gets a second row (M above the resident row blocks), as
-// the prefetch does, and in add-bwd only within one block's row: measured (H200, M=16384, %
+// ring (kTma) pays where some block gets a second row (M above the resident row blocks) and
+// rows are longer than kPrefetchMinH, as the prefetch does, and in add-bwd only within one
+// block's row. At short rows it lost (registers -> ring, % of copy, bf16, run 36 call 2):
+// bwd M=65536 H=128 18.8 -> 14.9, H=512 75.5 -> 61.3, M=4096 H=2048 54.3 -> 51.4, add-bwd
+// M=16384 H=128 15.6 -> 12.3 (it won at M=16384 H=1024 and 2048: 67.5 -> 70.9, 79.2 -> 84.0).
+// Measured (H200, M=16384, %
 // of copy, registers -> ring, docs/perf-notes.md run 36): bwd bf16 H=1024 67.5 -> 70.9, 4096
 // 83.8 -> 87.4, 8192 85.2 -> 91.4, 16384 87.6 -> 97.1, 32768 (clusters of 2) 66.3 -> 73.1;
 // bwd bf16 x with fp32 w H=4096 67.3 -> 91.1; fp32 H=8192 91.2 -> 95.4; M=1024 H=65536 54.8
@@ -536,9 +540,10 @@ bool ring_rows(const BwdArgs& a) {
 template <class X, class G, class W, Convention C, bool kDs, bool kAny>
 Plan choose_plan_any(const BwdArgs& a, bool ring) {
   if constexpr (!kAny) {
-    if (ring) {
+    if (ring && a.H > kPrefetchMinH) {
       const Plan plan = choose_nch<X, G, W, C, kDs, false, false, true>(a);
-      if (plan.kernel != nullptr && a.M > plan.resident && (!kDs || plan.cluster == 1)) return plan;
+      if (plan.kernel != nullptr && a.M > plan.resident && (!kDs || plan.cluster == 1))
+        return plan;
     }
   }
   if constexpr (!kDs) {
