@@ -70,9 +70,9 @@
 // ds_out) starts 16-byte aligned and x's and dy's rows are whole 16-byte vectors, x and dy
 // come through a ring of 2-4 rows of shared memory a block, one bulk copy of each a row, so
 // 2-4 rows a block are in flight through every barrier (kPf: one). It replaced the prefetch
-// (and the plain loads) wherever a block gets a second row: bwd bf16 M=16384 H=8192 85.2 ->
-// 91.4% of copy, H=16384 87.6 -> 97.1, M=1024 H=65536 (clusters) 54.8 -> 57.4 (run 36,
-// choose_plan_any); add-bwd takes it within one block's row only.
+// (and the plain loads) past 2048 columns wherever a block gets a second row: bwd bf16
+// M=16384 H=8192 85.2 -> 91.4% of copy, H=16384 87.6 -> 97.1, M=1024 H=65536 (clusters) 54.8
+// -> 57.4 (run 36, choose_plan_any); add-bwd takes it within one block's row only.
 //
 // Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
 // zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
@@ -419,11 +419,36 @@ inline int plan_threads(std::int64_t chunks, int nch) {
   return threads > kMaxThreads ? 0 : static_cast<int>(threads);
 }
 
-// kTma's ring for `plan` (kernel, threads and cluster set; NCH chunks of N a thread): the
-// depth (2..kMaxStages) that keeps the most row bytes in flight per SM, counted up to
-// kRingInFlight, then the most resident row blocks, then the fewest stages; the resident
-// count it found in plan.resident. False where no depth fits (or the kernel has no sm_90
-// code: resident_clusters answers 0).
+// A ring's depth for a persistent grid (kTma here, staged below): of 2..kMaxStages stages,
+// the one that keeps the most row bytes in flight per SM, counted up to `cap`; on a tie the
+// one with more resident row blocks, then fewer stages. resident_at(stages): the resident
+// row blocks at that depth (<= 0: it does not fit, nor any deeper one); in_flight(stages,
+// resident): the bytes in flight per SM. stages 0 where no depth fits.
+struct RingDepth {
+  int stages = 0;
+  std::int64_t resident = 0;
+};
+
+template <class ResidentAt, class InFlight>
+RingDepth best_ring_depth(std::size_t cap, ResidentAt&& resident_at, InFlight&& in_flight) {
+  RingDepth best;
+  std::size_t best_score = 0;
+  for (int stages = 2; stages <= kMaxStages; ++stages) {
+    const std::int64_t resident = resident_at(stages);
+    if (resident <= 0) break;
+    const std::size_t per_sm = in_flight(stages, resident);
+    const std::size_t score = per_sm < cap ? per_sm : cap;
+    if (score > best_score || (score == best_score && resident > best.resident)) {
+      best_score = score;
+      best = RingDepth{stages, resident};
+    }
+  }
+  return best_score > 0 ? best : RingDepth{};
+}
+
+// kTma's ring for `plan` (kernel, threads and cluster set; NCH chunks of N a thread): every
+// stage in flight, counted up to kRingInFlight; the resident row blocks in plan.resident.
+// False where no depth fits (or the kernel has no sm_90 code: resident_clusters answers 0).
 constexpr std::size_t kRingInFlight = 160 * 1024;
 
 template <class X, class G>
@@ -433,21 +458,20 @@ bool plan_ring(Plan& plan, int nch) {
   const std::size_t max_smem = allow_max_dynamic_smem(reinterpret_cast<const void*>(plan.kernel));
   const int sms = sm_count();
   if (max_smem == 0 || sms == 0) return false;
-  std::size_t best = 0;
-  for (int stages = 2; stages <= kMaxStages && stage * stages <= max_smem; ++stages) {
-    const std::int64_t resident =
-        resident_clusters(plan.kernel, plan.threads, stage * stages, static_cast<int>(plan.cluster));
-    if (resident <= 0) break;
-    const std::size_t per_sm = static_cast<std::size_t>(resident) * plan.cluster * stages * stage / sms;
-    const std::size_t score = per_sm < kRingInFlight ? per_sm : kRingInFlight;
-    if (score > best || (score == best && resident > plan.resident)) {
-      best = score;
-      plan.resident = resident;
-      plan.stages = stages;
-      plan.smem = stage * stages;
-    }
-  }
-  return best > 0;
+  const RingDepth d = best_ring_depth(
+      kRingInFlight,
+      [&](int stages) -> std::int64_t {
+        if (stage * stages > max_smem) return 0;
+        return resident_clusters(plan.kernel, plan.threads, stage * stages, static_cast<int>(plan.cluster));
+      },
+      [&](int stages, std::int64_t resident) {
+        return static_cast<std::size_t>(resident) * plan.cluster * stages * stage / sms;
+      });
+  if (d.stages == 0) return false;
+  plan.stages = d.stages;
+  plan.resident = d.resident;
+  plan.smem = stage * d.stages;
+  return true;
 }
 
 template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny, bool kTma>
@@ -526,17 +550,16 @@ bool ring_rows(const BwdArgs& a) {
 }
 
 // `ring`: every row of x, dy, dx and ds_out starts 16-byte aligned and ring_rows holds. The
-// ring (kTma) pays where some block gets a second row (M above the resident row blocks) and
-// rows are longer than kPrefetchMinH, as the prefetch does, and in add-bwd only within one
-// block's row. At short rows it lost (registers -> ring, % of copy, bf16, run 36 call 2):
-// bwd M=65536 H=128 18.8 -> 14.9, H=512 75.5 -> 61.3, M=4096 H=2048 54.3 -> 51.4, add-bwd
-// M=16384 H=128 15.6 -> 12.3 (it won at M=16384 H=1024 and 2048: 67.5 -> 70.9, 79.2 -> 84.0).
-// Measured (H200, M=16384, %
-// of copy, registers -> ring, docs/perf-notes.md run 36): bwd bf16 H=1024 67.5 -> 70.9, 4096
-// 83.8 -> 87.4, 8192 85.2 -> 91.4, 16384 87.6 -> 97.1, 32768 (clusters of 2) 66.3 -> 73.1;
-// bwd bf16 x with fp32 w H=4096 67.3 -> 91.1; fp32 H=8192 91.2 -> 95.4; M=1024 H=65536 54.8
-// -> 57.4, fp32 65.7 -> 72.7; add-bwd bf16 H=4096 / 8192 87.7 / 89.2 -> 89.7 / 91.8; but
-// add-bwd in clusters bf16 M=1024 H=65536 59.0 -> 59.4 and fp32 71.7 -> 66.2.
+// ring (kTma) runs where rows are longer than kPrefetchMinH and some block gets a second row
+// (M above the resident row blocks), as the prefetch does, and in add-bwd only within one
+// block's row. Measured (H200, % of copy, registers -> ring, docs/perf-notes.md run 36):
+// bwd bf16 M=16384 H=4096 83.8 -> 87.4, 8192 85.2 -> 91.4, 16384 87.6 -> 97.1, 32768
+// (clusters of 2) 66.3 -> 73.1; bf16 x with fp32 w H=4096 67.3 -> 91.1; fp32 H=8192 91.2 ->
+// 95.4; M=1024 H=65536 54.8 -> 57.4, fp32 65.7 -> 72.7; add-bwd bf16 H=4096 / 8192 87.7 /
+// 89.2 -> 89.7 / 91.8. It lost in add-bwd clusters (fp32 M=1024 H=65536 71.7 -> 66.2) and at
+// short rows (bwd bf16 M=65536 H=128 18.8 -> 14.9, H=512 75.5 -> 61.3, M=4096 H=2048 54.3 ->
+// 51.4; add-bwd M=16384 H=128 15.6 -> 12.3), though it won at M=16384 H=1024 and 2048 (67.5
+// -> 70.9, 79.2 -> 84.0).
 template <class X, class G, class W, Convention C, bool kDs, bool kAny>
 Plan choose_plan_any(const BwdArgs& a, bool ring) {
   if constexpr (!kAny) {
@@ -622,22 +645,25 @@ StagedPlan choose_staged_plan(const BwdArgs& a) {
   ring.stage = ring.slot_x + ring.slot_g + (kDs ? ring.slot_x : 0);
   const bool dx_rows_aligned = reinterpret_cast<std::uintptr_t>(a.dx) % 16 == 0 &&
                                (a.dx_stride * static_cast<std::int64_t>(sizeof(X))) % 16 == 0;
-  std::size_t best_score = 0;
-  for (int stages = 2; stages <= 4; ++stages) {
-    ring.stages = stages;
-    ring.dxbuf = dx_rows_aligned ? -1 : ring.stage * stages;
-    if (ring.bytes() > max_smem) break;
-    const std::int64_t resident = resident_blocks(plan.kernel, plan.threads, ring.bytes());
-    if (resident <= 0) break;
-    const std::size_t per_sm = static_cast<std::size_t>(resident) * (stages - 1) * ring.stage / sms;
-    const std::size_t score = per_sm < kInFlight ? per_sm : kInFlight;
-    if (score > best_score || (score == best_score && resident > plan.resident)) {
-      best_score = score;
-      plan.resident = resident;
-      plan.ring = ring;
-    }
-  }
-  if (best_score == 0) return StagedPlan{};
+  const auto with_depth = [&](int stages) {
+    Ring r = ring;
+    r.stages = stages;
+    r.dxbuf = dx_rows_aligned ? -1 : r.stage * stages;
+    return r;
+  };
+  const RingDepth d = best_ring_depth(
+      kInFlight,
+      [&](int stages) -> std::int64_t {
+        const Ring r = with_depth(stages);
+        if (r.bytes() > max_smem) return 0;
+        return resident_blocks(plan.kernel, plan.threads, r.bytes());
+      },
+      [&](int stages, std::int64_t resident) {  // the row being computed is not in flight
+        return static_cast<std::size_t>(resident) * (stages - 1) * ring.stage / sms;
+      });
+  if (d.stages == 0) return StagedPlan{};
+  plan.ring = with_depth(d.stages);
+  plan.resident = d.resident;
   plan.P = a.M < plan.resident ? a.M : plan.resident;
   return plan;
 }

@@ -522,7 +522,8 @@ __device__ __forceinline__ void cp_async_wait(int pending) {
 // thread that issues a stage's copies arrives once, with the bytes they will bring
 // (bulk_expect), and the copies complete the phase as their bytes land. Waiters poll the
 // phase's parity (bulk_wait). In code built for an architecture before sm_90 these are
-// no-ops: no plan there takes the paths that call them (bulk_copies_available).
+// no-ops: no plan takes a path that calls them there (the plans ask resident_clusters, which
+// answers 0 for such code).
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
