@@ -1,6 +1,5 @@
 #include "app/lists.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -10,6 +9,8 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "harness/case.h"
 
 namespace rb {
 
@@ -115,17 +116,16 @@ std::vector<std::int64_t> parse_int_item(const std::string& item, std::int64_t m
 }
 
 std::vector<std::int64_t> parse_int_list(const std::string& list, std::int64_t min_value) {
-  std::vector<std::int64_t> out;
+  std::vector<std::int64_t> all;
   std::size_t pos = 0;
   while (true) {
     const auto comma = list.find(',', pos);
     const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    for (std::int64_t v : parse_int_item(item, min_value))
-      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    for (std::int64_t v : parse_int_item(item, min_value)) all.push_back(v);
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
-  return out;
+  return unique_in_order(all);
 }
 
 ShardSpec parse_shard(const std::string& s) {

@@ -24,15 +24,6 @@ bool Case::same_data(const Case& o) const {
 
 namespace {
 
-// The list without repeats, in order of first appearance.
-template <class T>
-std::vector<T> unique_in_order(const std::vector<T>& v) {
-  std::vector<T> out;
-  for (const T& x : v)
-    if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
-  return out;
-}
-
 // The sweep's lists without repeats, and per op the kernels that implement it: every loop of
 // the expansion then yields distinct cases, so counting is a product and the data groups of
 // a shard can be picked without building the others.
