@@ -194,6 +194,17 @@ int plan_sweep(const BenchOptions& o, std::vector<Sweep>& sweep, std::uint64_t& 
     if (n > limit) return refuse(fmt::format("{} gives {} values, so the sweep has at least", name, n), n);
   }
   sweep = build_sweeps(o);
+  // The largest M with the largest H of each sweep: past 2^56 elements a matrix the harness's
+  // byte counts would wrap, so such sizes are refused here, before any device work.
+  for (const Sweep& s : sweep) {
+    if (s.Ms.empty() || s.Hs.empty()) continue;
+    const std::int64_t M = *std::max_element(s.Ms.begin(), s.Ms.end());
+    const std::int64_t H = *std::max_element(s.Hs.begin(), s.Hs.end());
+    if (auto why = too_large(M, H)) {
+      std::cerr << "rmsnorm-bench: --M/--H: " << *why << "; narrow --M or --H\n";
+      return kExitUsage;
+    }
+  }
   n_cases = count_cases(sweep);
   if (n_cases == 0) {
     std::cerr << "rmsnorm-bench: --kernel/--op: none of the kernels given implements any of the ops given "

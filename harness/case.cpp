@@ -5,6 +5,8 @@
 #include <set>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "kernels/registry.h"
 
 namespace rb {
@@ -14,6 +16,21 @@ std::int64_t layout_stride(Layout l, std::int64_t H) {
 }
 
 std::int64_t layout_offset(Layout l) { return l == Layout::misaligned ? 1 : 0; }
+
+std::optional<std::string> too_large(std::int64_t M, std::int64_t H) {
+  // The widest layout: strided's stride (H rounded up to 16, plus 16) and misaligned's offset
+  // of one element. H <= 2^56 first, so the stride cannot wrap; then (M - 1) x stride checked.
+  if (M < 1 || H < 1) return std::nullopt;  // not a size this answers for (the options refuse them)
+  if (H <= kMaxSpanElements) {
+    std::int64_t rows = 0;
+    const std::int64_t stride = (H + 15) / 16 * 16 + 16;
+    if (!__builtin_mul_overflow(M - 1, stride, &rows) && rows <= kMaxSpanElements - 1 - H) return std::nullopt;
+  }
+  return fmt::format(
+      "M={} rows of H={} columns span more than 2^56 elements a matrix (the most whose byte counts fit in 64 "
+      "bits)",
+      M, H);
+}
 
 // The convention and y dtype are part of the data: a weight offset changes the generated
 // weight, y's dtype the output buffers, and the reference depends on both.

@@ -23,6 +23,16 @@ namespace rb {
 std::int64_t layout_stride(Layout l, std::int64_t H);
 std::int64_t layout_offset(Layout l);
 
+// The most elements one matrix of a case may span (offset + (M - 1) x stride + H, in the
+// widest layout): 2^56, 256 PiB of fp32, far past any device. Below it every byte count of a
+// case (its tensors, guards and workspace summed) fits in 64 bits; past it those sums wrap,
+// and a wrapped size would pass the device budget and allocate too little.
+constexpr std::int64_t kMaxSpanElements = std::int64_t{1} << 56;
+
+// Why M rows of H columns are too large to count (the span in the widest layout above
+// kMaxSpanElements), or nothing. Checked before any arithmetic that could overflow.
+std::optional<std::string> too_large(std::int64_t M, std::int64_t H);
+
 struct Case {
   Op op = Op::fwd;
   std::string kernel;

@@ -133,6 +133,12 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"too_many_cases_devices", {"--H", "1:100000:+1", "--M", "1:3:+1", "--devices", "0,1"},
                                {"--max-cases"}},
                       BadInput{"too_many_cases_low_limit", {"--H", "128,256", "--max-cases", "10"}, {"--max-cases 10"}},
+                      // Sizes whose byte counts would wrap in 64 bits (they once passed to the device).
+                      BadInput{"H_beyond_byte_counts", {"--H", "9223372036854775807", "--M", "1"}, {"--M/--H", "2^56"}},
+                      BadInput{"M_times_H_beyond_byte_counts",
+                               {"--H", "4096,1099511627776", "--M", "1,65536"}, {"--M/--H", "M=65536", "H=1099511627776"}},
+                      BadInput{"M_beyond_byte_counts_in_a_preset",
+                               {"--preset", "validation", "--M", "9223372036854775807"}, {"--M/--H", "2^56"}},
                       // Output paths: created and test-written before any GPU work.
                       BadInput{"out_under_a_file", {"--out", "/dev/null/results"}, {"--out", "/dev/null"}},
                       BadInput{"csv_in_proc", {"--csv", "/proc/rb-nope/results.csv"}, {"--csv", "/proc/rb-nope"}},

@@ -439,6 +439,35 @@ TEST(HarnessCase, LayoutStrideAndOffset) {
   EXPECT_EQ(c.stride(), layout_stride(Layout::strided, 4097));
 }
 
+// too_large: the span of the widest layout (strided's stride, misaligned's offset), exact at
+// the 2^56 boundary, and no wrap on the way for any int64 M and H.
+TEST(HarnessCase, TooLargeIsExactAtTheSpanLimitAndNeverWraps) {
+  constexpr std::int64_t kLimit = kMaxSpanElements;
+  const auto widest_span = [](std::int64_t M, std::int64_t H) {  // in 128 bits: cannot wrap
+    const __int128 stride = (static_cast<__int128>(H) + 15) / 16 * 16 + 16;
+    return 1 + (static_cast<__int128>(M) - 1) * stride + H;
+  };
+  for (std::int64_t M : {std::int64_t{1}, std::int64_t{2}, std::int64_t{65536}, std::int64_t{2147483647},
+                         std::int64_t{1} << 40, kI64Max}) {
+    for (std::int64_t H : {std::int64_t{1}, std::int64_t{4097}, std::int64_t{1} << 20, std::int64_t{1} << 36,
+                           kLimit / 2, kLimit - 2, kLimit - 1, kLimit, kI64Max - 15, kI64Max}) {
+      SCOPED_TRACE(testing::Message() << "M=" << M << " H=" << H);
+      const auto why = too_large(M, H);
+      EXPECT_EQ(why.has_value(), widest_span(M, H) > kLimit);
+      if (why) {
+        EXPECT_NE(why->find("M=" + std::to_string(M) + " rows of H=" + std::to_string(H)), std::string::npos) << *why;
+      }
+    }
+  }
+  // The shapes the tool sweeps are far inside it.
+  EXPECT_FALSE(too_large(16384, 131072));
+  EXPECT_FALSE(too_large(2147483647, 1 << 20));
+  // One row at the limit, and one column past it.
+  EXPECT_FALSE(too_large(1, kLimit - 1));
+  EXPECT_TRUE(too_large(1, kLimit));
+  EXPECT_TRUE(too_large(2, kLimit / 2));
+}
+
 TEST(HarnessCase, ParseLayoutRoundTrip) {
   ASSERT_EQ(all_layouts().size(), 3u);
   std::set<std::string> names;

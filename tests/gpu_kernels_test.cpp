@@ -482,6 +482,32 @@ TEST(DeviceMemory, CaseAboveTheBudgetIsSkippedAndTheSweepGoesOn) {
   }
 }
 
+// A case past 2^56 elements a matrix (the app refuses it; a caller of the runner may not) is a
+// skip that says why, before any byte count could wrap into a small allocation, and the
+// sweep goes on. Every kernel, so a plugin's INT64_MAX max_H cannot take it further.
+TEST(DeviceMemory, CaseBeyondByteCountsIsSkippedAndTheSweepGoesOn) {
+  RB_REQUIRE_GPU();
+  RunConfig cfg;
+  cfg.time = false;
+  Runner runner(open_device(0), cfg);
+  std::vector<Record> recs;
+  runner.run(expand(small_sweep({Op::fwd, Op::bwd}, {"naive", "auto"}, {DType::f32}, {std::int64_t{1} << 40, 2},
+                                {std::int64_t{1} << 55, 64})),
+             [&](const Record& r) { recs.push_back(r); });
+  ASSERT_EQ(recs.size(), 16u);
+  for (const Record& r : recs) {
+    if (too_large(r.M, r.H)) {
+      EXPECT_EQ(r.status, Status::skip) << describe(r);
+      EXPECT_NE(r.reason.find("2^56"), std::string::npos) << describe(r);
+      EXPECT_EQ(r.bytes, 0) << describe(r);
+    } else if (r.M > 0x7fffffff) {
+      EXPECT_EQ(r.status, Status::skip) << describe(r);  // the grid's limit on rows
+    } else {
+      EXPECT_EQ(r.status, Status::pass) << describe(r);
+    }
+  }
+}
+
 TEST(Timing, ProducesBandwidthAgainstCopyCeiling) {
   RB_REQUIRE_GPU();
   const std::vector<Record> recs =
