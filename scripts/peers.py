@@ -238,6 +238,9 @@ def exception_text(e):
 
 # ---- CLI lists -------------------------------------------------------------------------------
 
+MAX_RANGE_ITEMS = 100000  # the most values one range may hold: the tool's kMaxRangeItems
+
+
 def parse_int_list(text, option):
     """`4096`, `1024,4096`, `1024:16384:x2` (geometric), `128:1024:+128` (arithmetic)."""
     values = []
@@ -247,12 +250,20 @@ def parse_int_list(text, option):
             if ":" in part:
                 lo, hi, step = part.split(":")
                 lo, hi = int(lo), int(hi)
-                if step.startswith("x") and int(step[1:]) >= 2:
+                if hi < lo:
+                    raise UsageError(f"{option}: range '{part}' ends before it starts")
+                if step.startswith("x") and int(step[1:]) >= 2 and lo >= 1:
                     v, k = lo, int(step[1:])
-                    while v <= hi:
+                    while v <= hi:  # at most log2(hi) values
                         values.append(v)
                         v *= k
                 elif step.startswith("+") and int(step[1:]) >= 1:
+                    # Counted before it is expanded, as the tool counts (app/lists.h): a range
+                    # of 2^63 values would otherwise take the machine's memory.
+                    count = (hi - lo) // int(step[1:]) + 1
+                    if count > MAX_RANGE_ITEMS:
+                        raise UsageError(f"{option}: range '{part}' has {count} values, more than the "
+                                         f"{MAX_RANGE_ITEMS} one range may hold")
                     values.extend(range(lo, hi + 1, int(step[1:])))
                 else:
                     raise ValueError

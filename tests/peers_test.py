@@ -11,7 +11,8 @@
   row whose pct_of_copy breaks the reader's relation is refused (so the check is real);
 - columns are filled by name: a header with columns peers.py does not know gets them empty,
   `convention` gets fp32;
-- the copy ceiling is taken per shape from the tool's CSV.
+- the copy ceiling is taken per shape from the tool's CSV;
+- --M/--H lists are parsed as the tool parses them, a range counted before it is expanded.
 
     tests/peers_test.py [PATH/TO/rmsnorm-bench]
 
@@ -207,6 +208,32 @@ def check_by_name(peers, tmp):
             fail(f"column {k}: {v[k]!r}, want {value!r}")
 
 
+def check_lists(peers):
+    """--M/--H lists as the tool takes them: ranges counted before they are expanded."""
+    for text, want in [("4096", [4096]), ("4096,1024,4096", [4096, 1024]),
+                       ("1024:16384:x2", [1024, 2048, 4096, 8192, 16384]), ("128:512:+128", [128, 256, 384, 512]),
+                       ("1:100000:+1", list(range(1, 100001)))]:
+        got = peers.parse_int_list(text, "--H")
+        if got != want:
+            fail(f"parse_int_list({text!r}) = {got[:8]}... ({len(got)} values), want {want[:8]}... ({len(want)})")
+    # Refused, each naming the option, and at once: 2^63 values, a range ending before it
+    # starts, a geometric range from 0 (which never grows).
+    for text, words in [("1:9223372036854775807:+1", ["--H", "9223372036854775807 values", "100000"]),
+                        ("1:100001:+1", ["--H", "100001 values"]), ("10:1:+1", ["--H", "ends before it starts"]),
+                        ("0:10:x2", ["--H", "0:10:x2"])]:
+        try:
+            got = peers.parse_int_list(text, "--H")
+        except peers.UsageError as e:
+            if not all(w in str(e) for w in words):
+                fail(f"parse_int_list({text!r}) refused with {str(e)!r}, which lacks one of {words}")
+            continue
+        fail(f"parse_int_list({text!r}) gave {len(got)} values, want a refusal")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "peers.py"), "--H", "1:9223372036854775807:+1"],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 2 or "--H" not in r.stderr or "100000" not in r.stderr:
+        fail(f"peers.py --H 1:9223372036854775807:+1: exit {r.returncode} (want 2), stderr {r.stderr!r}")
+
+
 def main():
     bench = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else None
     if bench and not os.access(bench, os.X_OK):
@@ -214,6 +241,7 @@ def main():
         bench = None
     peers = load_peers()
     check_help()
+    check_lists(peers)
     combos, numbers = check_formulas(peers)
     with tempfile.TemporaryDirectory() as tmp:
         merged = check_rows(peers, bench, tmp)
