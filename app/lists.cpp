@@ -7,10 +7,11 @@
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
-#include "harness/case.h"
+#include "core/unique.h"
 
 namespace rb {
 
@@ -116,16 +117,16 @@ std::vector<std::int64_t> parse_int_item(const std::string& item, std::int64_t m
 }
 
 std::vector<std::int64_t> parse_int_list(const std::string& list, std::int64_t min_value) {
-  std::vector<std::int64_t> all;
+  UniqueList<std::int64_t> out;
   std::size_t pos = 0;
   while (true) {
     const auto comma = list.find(',', pos);
     const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    for (std::int64_t v : parse_int_item(item, min_value)) all.push_back(v);
+    for (std::int64_t v : parse_int_item(item, min_value)) out.add(v);
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
-  return unique_in_order(all);
+  return std::move(out).take();
 }
 
 ShardSpec parse_shard(const std::string& s) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/unique.h"
 #include "kernels/registry.h"
 
 namespace rb {

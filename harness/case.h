@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -72,19 +71,6 @@ using RDtypeChoice = WDtypeChoice;
 
 // A y dtype choice: x's dtype (empty) or an fp8 one.
 using YDtypeChoice = std::optional<DType>;
-
-// The list without repeats, in order of first appearance, in O(n log n) (a set of those
-// seen): --H 1:100000:+1 is a legal list, and the linear search per item this replaced made
-// planning such a sweep quadratic (3.7 s in Release, 21 s under ASan, before a shard of it
-// was picked). Serves the sweep's lists and app/lists.h's parse_int_list.
-template <class T>
-std::vector<T> unique_in_order(const std::vector<T>& v) {
-  std::vector<T> out;
-  std::set<T> seen;
-  for (const T& x : v)
-    if (seen.insert(x).second) out.push_back(x);
-  return out;
-}
 
 struct Sweep {
   std::vector<Op> ops{Op::fwd, Op::bwd, Op::add, Op::add_bwd};
