@@ -13,20 +13,22 @@
 namespace rb {
 
 std::int64_t layout_stride(Layout l, std::int64_t H) {
-  return l == Layout::strided ? (H + 15) / 16 * 16 + 16 : H;
+  if (l != Layout::strided) return H;
+  // A row too long to pad (too_large refuses such sizes before any byte is counted) keeps the
+  // largest int64 for its stride rather than wrap: still >= H, as a record's stride must be.
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  return H > kMax - 31 ? kMax : (H + 15) / 16 * 16 + 16;
 }
 
 std::int64_t layout_offset(Layout l) { return l == Layout::misaligned ? 1 : 0; }
 
 std::optional<std::string> too_large(std::int64_t M, std::int64_t H) {
-  // The widest layout: strided's stride (H rounded up to 16, plus 16) and misaligned's offset
-  // of one element. H <= 2^56 first, so the stride cannot wrap; then (M - 1) x stride checked.
   if (M < 1 || H < 1) return std::nullopt;  // not a size this answers for (the options refuse them)
-  if (H <= kMaxSpanElements) {
-    std::int64_t rows = 0;
-    const std::int64_t stride = (H + 15) / 16 * 16 + 16;
-    if (!__builtin_mul_overflow(M - 1, stride, &rows) && rows <= kMaxSpanElements - 1 - H) return std::nullopt;
-  }
+  // The widest layout: strided's stride and misaligned's offset; (M - 1) x stride checked.
+  const std::int64_t stride = layout_stride(Layout::strided, H);
+  const std::int64_t offset = layout_offset(Layout::misaligned);
+  std::int64_t rows = 0;
+  if (!__builtin_mul_overflow(M - 1, stride, &rows) && rows <= kMaxSpanElements - offset - H) return std::nullopt;
   return fmt::format(
       "M={} rows of H={} columns span more than 2^56 elements a matrix (the most whose byte counts fit in 64 "
       "bits)",

@@ -240,13 +240,12 @@ Record base_record(const DeviceInfo& dev, const Case& c) {
   }
   r.M = c.M;
   r.H = c.H;
-  const bool countable = !too_large(c.M, c.H);  // else its stride and bytes would wrap: left 0
-  if (countable) r.stride = c.stride();
+  r.stride = c.stride();
   r.layout = std::string(layout_name(c.layout));
   r.eps = c.eps;
   r.dist = std::string(ref::dist_name(c.dist));
   r.seed = c.seed;
-  if (countable) r.bytes = op_bytes(c);
+  if (!too_large(c.M, c.H)) r.bytes = op_bytes(c);  // else its sum would wrap: left 0
   const Tolerance t = op_desc(c.op).csv_tolerance(c);
   r.atol = t.atol;
   r.rtol = t.rtol;

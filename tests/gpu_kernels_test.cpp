@@ -19,6 +19,8 @@
 #include "kernels/launchers.h"
 #include "kernels/registry.h"
 #include "reference/host_dtype.h"
+#include "reports/csv_reader.h"
+#include "reports/csv_writer.h"
 #include "tests/gpu_support.h"
 
 namespace rb {
@@ -500,12 +502,15 @@ TEST(DeviceMemory, CaseBeyondByteCountsIsSkippedAndTheSweepGoesOn) {
       EXPECT_EQ(r.status, Status::skip) << describe(r);
       EXPECT_NE(r.reason.find("2^56"), std::string::npos) << describe(r);
       EXPECT_EQ(r.bytes, 0) << describe(r);
+      EXPECT_GE(r.stride, r.H) << describe(r);
     } else if (r.M > 0x7fffffff) {
       EXPECT_EQ(r.status, Status::skip) << describe(r);  // the grid's limit on rows
     } else {
       EXPECT_EQ(r.status, Status::pass) << describe(r);
     }
   }
+  // The skip rows are rows the tool's own reader takes back (compare, merge).
+  EXPECT_EQ(read_csv_text("skips", csv_file_text(recs)).size(), recs.size());
 }
 
 TEST(Timing, ProducesBandwidthAgainstCopyCeiling) {
