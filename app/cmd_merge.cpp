@@ -28,15 +28,20 @@ CLI::App* setup_merge(CLI::App& app, MergeOptions& o) {
       ->check(CLI::ExistingFile)
       ->default_str("");
   sub->add_option("-o,--output", o.output, "The merged CSV")->required();
+  sub->add_flag("--update", o.update,
+                "A later input's row replaces an earlier input's row of the same case, in its place "
+                "(e.g. a baseline refreshed with the cases measured again); without it that is a conflict "
+                "(exit 2). Two rows of one case within one input are a conflict either way");
   return sub;
 }
 
 int run_merge(const MergeOptions& o) {
   std::vector<std::pair<std::string, std::vector<Record>>> inputs;
   std::vector<Record> merged;
+  std::size_t replaced = 0;
   try {
     for (const std::string& path : o.inputs) inputs.emplace_back(path, read_csv(path));
-    merged = merge_records(inputs);
+    merged = merge_records(inputs, o.update ? OnConflict::later_wins : OnConflict::refuse, &replaced);
   } catch (const std::exception& e) {  // CsvError names file:line, MergeError the case and files
     print_error(e.what());
     return 2;
@@ -51,8 +56,9 @@ int run_merge(const MergeOptions& o) {
   }
   std::size_t total = 0;
   for (const auto& in : inputs) total += in.second.size();
-  fmt::print("merged {} rows from {} file(s) into {} ({} identical duplicate(s) dropped)\n", merged.size(),
-             inputs.size(), o.output, total - merged.size());
+  fmt::print("merged {} rows from {} file(s) into {} ({} replaced by a later file's row, {} identical duplicate(s) "
+             "dropped)\n",
+             merged.size(), inputs.size(), o.output, replaced, total - merged.size() - replaced);
   return 0;
 }
 

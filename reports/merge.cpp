@@ -30,10 +30,12 @@ struct Seen {
 
 }  // namespace
 
-std::vector<Record> merge_records(const std::vector<std::pair<std::string, std::vector<Record>>>& inputs) {
+std::vector<Record> merge_records(const std::vector<std::pair<std::string, std::vector<Record>>>& inputs,
+                                  OnConflict on_conflict, std::size_t* replaced) {
   std::vector<Record> merged;
   std::vector<std::string> merged_lines;  // csv_row of each merged row: the equality test
   std::unordered_map<std::string, Seen> seen;
+  std::size_t n_replaced = 0;
   for (std::size_t in = 0; in < inputs.size(); ++in) {
     const auto& [name, rows] = inputs[in];
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -45,13 +47,22 @@ std::vector<Record> merge_records(const std::vector<std::pair<std::string, std::
         merged_lines.push_back(std::move(line));
         continue;
       }
-      const Seen& first = it->second;
+      Seen& first = it->second;
       if (merged_lines[first.out] == line) continue;  // the same result listed twice
+      if (on_conflict == OnConflict::later_wins && first.input < in) {
+        merged[first.out] = r;
+        merged_lines[first.out] = std::move(line);
+        first.input = in;  // a second row for the case in this input is then a conflict
+        first.row = i;
+        ++n_replaced;
+        continue;
+      }
       throw MergeError(fmt::format(
           "conflicting rows for case {}: {} data row {} and {} data row {} differ in {}", case_label(r),
           inputs[first.input].first, first.row + 1, name, i + 1, differences(merged[first.out], r)));
     }
   }
+  if (replaced != nullptr) *replaced = n_replaced;
   return merged;
 }
 

@@ -698,6 +698,70 @@ TEST(MergeRecords, ConflictNamesTheCaseBothFilesAndTheColumn) {
   EXPECT_THROW(merge_records({{"one.csv", {all[0], elsewhere}}}), MergeError);
 }
 
+TEST(MergeRecords, UpdateReplacesInPlaceAndAppendsTheNew) {
+  const std::vector<Record> all = baseline_rows();
+  Record remeasured = all[2];
+  set_gbps(remeasured, 4100);
+  const Record added = row("staged", 8192, 3500, 0.5);
+  std::size_t replaced = 99;
+  const std::vector<Record> merged = merge_records({{"base.csv", all}, {"new.csv", {remeasured, all[3], added}}},
+                                                   OnConflict::later_wins, &replaced);
+  EXPECT_EQ(replaced, 1u);  // all[3] is the same row again: kept, not counted as replaced
+  ASSERT_EQ(merged.size(), all.size() + 1);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    EXPECT_EQ(csv_row(merged[i]), csv_row(i == 2 ? remeasured : all[i])) << i;
+  EXPECT_EQ(csv_row(merged.back()), csv_row(added));
+  // A third input replaces the second's row in turn; the default still refuses it.
+  Record again = remeasured;
+  set_gbps(again, 4200);
+  const std::vector<Record> twice =
+      merge_records({{"a.csv", all}, {"b.csv", {remeasured}}, {"c.csv", {again}}}, OnConflict::later_wins, &replaced);
+  EXPECT_EQ(replaced, 2u);
+  ASSERT_EQ(twice.size(), all.size());
+  EXPECT_EQ(csv_row(twice[2]), csv_row(again));
+  EXPECT_THROW(merge_records({{"base.csv", all}, {"new.csv", {remeasured}}}), MergeError);
+}
+
+TEST(MergeRecords, UpdateStillRefusesTwoRowsOfOneCaseInOneInput) {
+  const std::vector<Record> all = baseline_rows();
+  Record a = all[1], b = all[1];
+  set_gbps(a, 3100);
+  set_gbps(b, 3200);
+  // In the first input, and in a later one after its first row replaced the earlier input's.
+  EXPECT_THROW(merge_records({{"one.csv", {all[1], a}}}, OnConflict::later_wins), MergeError);
+  try {
+    merge_records({{"base.csv", all}, {"new.csv", {a, b}}}, OnConflict::later_wins);
+    FAIL() << "no MergeError";
+  } catch (const MergeError& e) {
+    const std::string m = e.what();
+    EXPECT_TRUE(contains(m, "new.csv data row 1 and new.csv data row 2")) << m;
+    EXPECT_FALSE(contains(m, "base.csv")) << m;
+  }
+}
+
+TEST_F(MergeTest, CliUpdateRefreshesABaselineInPlace) {
+  require_binary();
+  const std::vector<Record> all = baseline_rows();
+  Record remeasured = all[0];
+  set_gbps(remeasured, 4300);
+  const Record added = row("staged", 8192, 3500, 0.5);
+  const std::string base = write_csv("base.csv", all);
+  const std::string fresh = write_csv("new.csv", {added, remeasured});
+  // Without --update the same inputs are a conflict, and the baseline is left as it was.
+  RunResult r = run_bench({"merge", base, fresh, "-o", base});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(read_csv(base).size(), all.size());
+  r = run_bench({"merge", "--update", base, fresh, "-o", base});  // the output is an input
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "merged 5 rows from 2 file(s)")) << r.output;
+  EXPECT_TRUE(contains(r.output, "1 replaced by a later file's row, 0 identical duplicate(s) dropped")) << r.output;
+  const std::vector<Record> merged = read_csv(base);
+  ASSERT_EQ(merged.size(), all.size() + 1);
+  EXPECT_EQ(csv_row(merged[0]), csv_row(remeasured));
+  for (std::size_t i = 1; i < all.size(); ++i) EXPECT_EQ(csv_row(merged[i]), csv_row(all[i])) << i;
+  EXPECT_EQ(csv_row(merged.back()), csv_row(added));
+}
+
 TEST_F(MergeTest, CliMergesAndReadsBack) {
   require_binary();
   const std::vector<Record> all = baseline_rows();
