@@ -220,6 +220,140 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   if constexpr (kSplit) cluster_wait();  // no block leaves while another may read its slot
 }
 
+// ---- the ring: long rows streamed through shared memory in chunks (sm_90+) -----------------
+// A persistent block an SM takes rows b, b + P, ...; each row is K chunks of up to kRingChunk
+// bytes, and the block's chunks, row after row, stream through `slots` slots of dynamic
+// shared memory, each filled by one bulk copy (TMA) that completes the slot's `full`
+// mbarrier. The first pass sums a chunk's squares as soon as it lands; the second normalizes
+// it from the slot and stores y, and each warp then arrives on the slot's `empty` mbarrier;
+// once every warp has, thread 0 refills the slot with the chunk `slots` ahead (the next row's,
+// while this row's are still being normalized). So loads never stop for a row's reduction, as
+// they do where one block holds a whole row (kShared, kHybrid: one block an SM at 128 KB
+// rows, docs/perf-notes.md run 21). A row's K chunks stay until its second pass: K <= slots.
+// Rows: x's rows start 16-byte aligned and are whole vectors (ring_fits); y, w any alignment.
+constexpr int kRingThreads = 1024;
+constexpr int kRingChunk = 16 * 1024;                 // bytes a chunk (the last of a row: less)
+constexpr int kRingChunkVecs = kRingChunk / 16;       // 16-byte vectors a chunk
+constexpr int kRingPer = kRingChunkVecs / kRingThreads;  // vectors a thread a chunk
+constexpr int kRingMaxSlots = 14;                     // 224 KB: the H200's 227 KB a block
+static_assert(kRingPer * kRingThreads == kRingChunkVecs, "a chunk is whole rounds of the block");
+
+template <class T, class W, Convention C, class Y>
+__global__ void __launch_bounds__(kRingThreads, 1) fwd_ring_kernel(FwdArgs a, int slots) {
+  pdl_begin();
+  constexpr int V = kVec<T>;
+  extern __shared__ __align__(128) uint4 slot_vecs[];  // slot s: slot_vecs[s * kRingChunkVecs, ...)
+  __shared__ __align__(8) unsigned long long full[kRingMaxSlots], empty[kRingMaxSlots];
+  __shared__ float scratch[32];
+  const std::int64_t H = a.H, M = a.M;
+  const std::int64_t nvec = H / V;  // whole vectors (ring_fits)
+  const std::int64_t K = (nvec + kRingChunkVecs - 1) / kRingChunkVecs;
+  const std::int64_t b = blockIdx.x, P = gridDim.x;
+  const std::int64_t total = (M - b + P - 1) / P * K;  // chunks this block streams
+  // Chunk q: chunk q % K of the block's row q / K, in slot q % slots, that slot's fill q / slots.
+  const auto vecs_of = [&](std::int64_t k) {
+    const std::int64_t left = nvec - k * kRingChunkVecs;
+    return static_cast<int>(left < kRingChunkVecs ? left : kRingChunkVecs);
+  };
+  const auto issue = [&](std::int64_t q) {  // one thread
+    const std::int64_t row = b + q / K * P, k = q % K;
+    const int s = static_cast<int>(q % slots);
+    const unsigned bytes = static_cast<unsigned>(vecs_of(k)) * 16u;
+    bulk_expect(&full[s], bytes);
+    bulk_copy(slot_vecs + static_cast<std::int64_t>(s) * kRingChunkVecs,
+              static_cast<const uint4*>(a.x) + (row * a.x_stride) / V + k * kRingChunkVecs, bytes, &full[s]);
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < slots; ++s) {
+      bulk_barrier_init(&full[s]);
+      bulk_barrier_init(&empty[s], kRingThreads / 32);
+    }
+    for (std::int64_t q = 0; q < slots && q < total; ++q) issue(q);
+  }
+  __syncthreads();
+  const W* w = static_cast<const W*>(a.w);
+  Epilogue<C, T, W, Y> epi(a.scale);
+  std::int64_t q0 = 0;  // the row's first chunk
+  for (std::int64_t row = b; row < M; row += P, q0 += K) {
+    float sumsq = 0.f;
+    for (std::int64_t k = 0; k < K; ++k) {
+      const std::int64_t q = q0 + k;
+      const int s = static_cast<int>(q % slots), n = vecs_of(k);
+      bulk_wait(&full[s], static_cast<unsigned>(q / slots) & 1u);
+      const uint4* sv = slot_vecs + static_cast<std::int64_t>(s) * kRingChunkVecs;
+#pragma unroll
+      for (int j = 0; j < kRingPer; ++j) {
+        const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
+        if (i < n) {
+          float f[V];
+          unpack<T>(sv[i], f);
+#pragma unroll
+          for (int e = 0; e < V; ++e) sumsq += f[e] * f[e];
+        }
+      }
+    }
+    const float r = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(H) + a.eps);
+    if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
+    Y* y = static_cast<Y*>(a.y) + row * a.y_stride;
+    for (std::int64_t k = 0; k < K; ++k) {
+      const std::int64_t q = q0 + k;
+      const int s = static_cast<int>(q % slots), n = vecs_of(k);
+      const uint4* sv = slot_vecs + static_cast<std::int64_t>(s) * kRingChunkVecs;
+      uint4 v[kRingPer];
+      float wf[kRingPer][V];
+#pragma unroll
+      for (int j = 0; j < kRingPer; ++j) {
+        const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
+        if (i < n) {
+          v[j] = sv[i];
+          const std::int64_t c = (k * kRingChunkVecs + i) * V;
+          load_weights_any<W, V>(w + c, w, w + H, wf[j]);
+        }
+      }
+      __syncwarp();
+      if ((threadIdx.x & 31) == 0) mbar_arrive(&empty[s]);  // this warp is done with the slot
+#pragma unroll
+      for (int j = 0; j < kRingPer; ++j) {
+        const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
+        if (i < n) {
+          float f[V];
+          unpack<T>(v[j], f);
+#pragma unroll
+          for (int e = 0; e < V; ++e) f[e] = epi.value(f[e], r, wf[j][e]);
+          epi.store_vec(y + (k * kRingChunkVecs + i) * V, f);
+        }
+      }
+      if (threadIdx.x == 0 && q + slots < total) {  // every warp done with slot s: refill it
+        bulk_wait(&empty[s], static_cast<unsigned>(q / slots) & 1u);
+        fence_async_shared();
+        issue(q + slots);
+      }
+    }
+  }
+  epi.flush(a.amax);
+}
+
+// The ring's slots for rows of H elements of T where it can run, else 0: x's rows start
+// 16-byte aligned and are whole 16-byte vectors, the device runs the kernel's sm_90 code
+// (resident_clusters answers 0 otherwise) and a row's chunks fit the slots with room for the
+// next row's first `spare` chunks.
+template <class T, class W, Convention C, class Y>
+int ring_slots(const FwdArgs& a, int spare) {
+  const std::int64_t bytes = a.H * static_cast<std::int64_t>(sizeof(T));
+  if (bytes % 16 != 0 || (a.x_stride * static_cast<std::int64_t>(sizeof(T))) % 16 != 0 ||
+      (reinterpret_cast<std::uintptr_t>(a.x) & 15u) != 0)
+    return 0;
+  const std::int64_t K = (bytes + kRingChunk - 1) / kRingChunk;
+  const auto kernel = fwd_ring_kernel<T, W, C, Y>;
+  const std::size_t max_smem = allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel));
+  std::int64_t slots = static_cast<std::int64_t>(max_smem / kRingChunk);
+  if (slots > kRingMaxSlots) slots = kRingMaxSlots;
+  if (K + spare > slots) return 0;
+  const std::size_t smem = static_cast<std::size_t>(slots) * kRingChunk;
+  if (resident_clusters(kernel, kRingThreads, smem, 1) <= 0) return 0;
+  return static_cast<int>(slots);
+}
+
 }  // namespace
 
 cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
@@ -253,6 +387,17 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // block's: docs/perf-notes.md runs 18-19 and 31.
     const std::size_t image = static_cast<std::size_t>(nv) * 16;
     if (image > kL1RowMax<T>) {
+      // Rows the ring holds, with room for the next row's first two chunks: docs/perf-notes.md
+      // run 38.
+      if (const int slots = ring_slots<T, W, C, Y>(a, 2); slots > 0) {
+        const auto ring = fwd_ring_kernel<T, W, C, Y>;
+        const std::size_t smem = static_cast<std::size_t>(slots) * kRingChunk;
+        const std::int64_t resident = resident_blocks(ring, kRingThreads, smem);
+        if (resident > 0) {
+          const auto P = static_cast<unsigned>(a.M < resident ? a.M : resident);
+          return launch_pdl(true, ring, P, kRingThreads, smem, s, a, slots);
+        }
+      }
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
       const bool fits = allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image;
       // Where the whole image leaves room for one block an SM and the hybrid's part for

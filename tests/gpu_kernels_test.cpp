@@ -259,6 +259,43 @@ TEST(Backward, DwIsBitwiseRepeatable) {
   }
 }
 
+// chunked's long aligned rows (past 64 KB in 16-bit, 32 KB in fp32) stream through the ring
+// of chunks (kernels/fwd_chunked.cu, fwd_ring_kernel). At M=300 each block of its persistent
+// grid (one an SM) takes two or three rows, so every slot is refilled and its two barriers go
+// through several phases, and a row's chunks land while the one before is normalized. H=40000
+// ends a 16-bit row in a short chunk (80000 bytes: 4 chunks and 14464 bytes), fp32 H=16392
+// (65568 bytes) likewise; 16-bit H=16392 takes the L1 passes, the misaligned layout (rows one
+// element off) the passes before the ring. Checked against the fp64 reference like any case:
+// every dtype and weight dtype, normal and outlier rows, then the other conventions and an
+// fp8 y (amax over all 300 rows, saturating at scale 300).
+TEST(Chunked, LongRowsThroughTheRingPass) {
+  RB_REQUIRE_GPU();
+  Sweep base = small_sweep({Op::fwd}, {"chunked"}, {DType::bf16, DType::f16, DType::f32}, {300}, {16392, 40000, 65536});
+  base.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
+  base.layouts = {Layout::contiguous, Layout::strided, Layout::misaligned};
+  base.dists = {Dist::normal, Dist::outlier};
+  Sweep conv = base;
+  conv.wdtypes = {WDtypeChoice{}};
+  conv.layouts = {Layout::contiguous};
+  conv.dists = {Dist::offset};
+  conv.conventions = {Convention::llama, Convention::gemma, Convention::zero_centered};
+  Sweep f8 = conv;
+  f8.dists = {Dist::large};
+  f8.conventions = {Convention::fp32, Convention::llama};
+  f8.ydtypes = {YDtypeChoice{DType::e4m3}, YDtypeChoice{DType::e5m2}};
+  f8.y_scales = {300.0};
+  const std::vector<Record> recs = run_sweeps({base, conv, f8});
+  // (bf16, fp16: 2 weight dtypes; fp32: 1) x 3 H x 3 layouts x 2 dists; 3 dtypes x 3 H x 3
+  // conventions; 3 dtypes x 3 H x 2 conventions x 2 fp8 dtypes.
+  EXPECT_EQ(recs.size(), 90u + 27u + 36u);
+  for (const Record& r : recs) {
+    EXPECT_EQ(r.status, Status::pass) << describe(r);
+    // Rows checked: every one up to the runner's 2^23 elements, else that many spread over
+    // all 300 (the last row included), so rows of the blocks' later passes are among them.
+    EXPECT_GE(r.rows_checked, std::min<std::int64_t>(300, (std::int64_t{1} << 23) / r.H)) << describe(r);
+  }
+}
+
 // ---- conventions and the fp8 epilogue: every strategy against naive -----------------------
 //
 // Each built-in forward strategy (and add strategy) writes, under every convention and y
