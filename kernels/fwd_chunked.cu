@@ -224,29 +224,45 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
 // A persistent block an SM takes rows b, b + P, ...; each row is K chunks of up to kRingChunk
 // bytes, and the block's chunks, row after row, stream through `slots` slots of dynamic
 // shared memory, each filled by one bulk copy (TMA) that completes the slot's `full`
-// mbarrier. The first pass sums a chunk's squares as soon as it lands; the second normalizes
-// it from the slot and stores y, and each warp then arrives on the slot's `empty` mbarrier;
-// once every warp has, thread 0 refills the slot with the chunk `slots` ahead (the next row's,
-// while this row's are still being normalized). So loads never stop for a row's reduction, as
-// they do where one block holds a whole row (kShared, kHybrid: one block an SM at 128 KB
-// rows, docs/perf-notes.md run 21). A row's K chunks stay until its second pass: K <= slots.
-// Rows: x's rows start 16-byte aligned and are whole vectors (ring_fits); y, w any alignment.
-constexpr int kRingThreads = 1024;
-constexpr int kRingChunk = 16 * 1024;                 // bytes a chunk (the last of a row: less)
-constexpr int kRingChunkVecs = kRingChunk / 16;       // 16-byte vectors a chunk
-constexpr int kRingPer = kRingChunkVecs / kRingThreads;  // vectors a thread a chunk
-constexpr int kRingMaxSlots = 14;                     // 224 KB: the H200's 227 KB a block
+// mbarrier. The block's last warp only loads: it refills each slot with the chunk `slots`
+// ahead as soon as the slot's `empty` mbarrier shows every other warp done with it (the next
+// row's chunks, while this row's are still being normalized). The other warps (kRingThreads
+// threads) sum a chunk's squares as soon as it lands, meet for the row's sum on a named
+// barrier of their own, then normalize each chunk from its slot, arrive on its `empty`
+// barrier once they hold what they need of it, and store y, with the next chunk's weights
+// already in flight. So loads never stop for a row's reduction, as they do where one block
+// holds a whole row (kShared, kHybrid: one block an SM at 128 KB rows, docs/perf-notes.md
+// run 21), and no computing warp waits for another's stores. A row's K chunks stay until
+// its second pass: K <= slots. Rows: x's rows 16-byte aligned whole vectors (ring_slots); y
+// and w any alignment.
+constexpr int kRingThreads = 512;                        // computing threads (16 warps)
+constexpr int kRingBlock = kRingThreads + 32;            // and the loading warp
+constexpr int kRingChunk = 16 * 1024;                    // bytes a chunk (the last of a row: less)
+constexpr int kRingChunkVecs = kRingChunk / 16;          // 16-byte vectors a chunk
+constexpr int kRingPer = kRingChunkVecs / kRingThreads;  // vectors a computing thread a chunk
+constexpr int kRingMaxSlots = 14;                        // 224 KB: the H200's 227 KB a block
 static_assert(kRingPer * kRingThreads == kRingChunkVecs, "a chunk is whole rounds of the block");
 
+// The sum of v over the computing threads (named barrier 1 of kRingThreads), every one
+// getting the same bits; scratch: 64 floats, halves alternating by row (block_sum_alternating's
+// argument: one barrier a row suffices).
+__device__ __forceinline__ float ring_sum(float v, float* scratch, int parity) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = group_sum(v, 32);
+  if (lane == 0) scratch[32 * parity + warp] = v;
+  asm volatile("bar.sync 1, %0;" ::"n"(kRingThreads) : "memory");
+  return group_sum(lane < kRingThreads / 32 ? scratch[32 * parity + lane] : 0.f, 32);
+}
+
 template <class T, class W, Convention C, class Y>
-__global__ void __launch_bounds__(kRingThreads, 1) fwd_ring_kernel(FwdArgs a, int slots) {
+__global__ void __launch_bounds__(kRingBlock, 1) fwd_ring_kernel(FwdArgs a, int slots) {
   pdl_begin();
   constexpr int V = kVec<T>;
   extern __shared__ __align__(128) uint4 slot_vecs[];  // slot s: slot_vecs[s * kRingChunkVecs, ...)
   __shared__ __align__(8) unsigned long long full[kRingMaxSlots], empty[kRingMaxSlots];
-  __shared__ float scratch[32];
+  __shared__ float scratch[64];
   const std::int64_t H = a.H, M = a.M;
-  const std::int64_t nvec = H / V;  // whole vectors (ring_fits)
+  const std::int64_t nvec = H / V;  // whole vectors (ring_slots)
   const std::int64_t K = (nvec + kRingChunkVecs - 1) / kRingChunkVecs;
   const std::int64_t b = blockIdx.x, P = gridDim.x;
   const std::int64_t total = (M - b + P - 1) / P * K;  // chunks this block streams
@@ -263,7 +279,7 @@ __global__ void __launch_bounds__(kRingThreads, 1) fwd_ring_kernel(FwdArgs a, in
     bulk_copy(slot_vecs + static_cast<std::int64_t>(s) * kRingChunkVecs,
               static_cast<const uint4*>(a.x) + (row * a.x_stride) / V + k * kRingChunkVecs, bytes, &full[s]);
   };
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == kRingThreads) {
     for (int s = 0; s < slots; ++s) {
       bulk_barrier_init(&full[s]);
       bulk_barrier_init(&empty[s], kRingThreads / 32);
@@ -271,10 +287,32 @@ __global__ void __launch_bounds__(kRingThreads, 1) fwd_ring_kernel(FwdArgs a, in
     for (std::int64_t q = 0; q < slots && q < total; ++q) issue(q);
   }
   __syncthreads();
+  if (threadIdx.x >= kRingThreads) {  // the loading warp: one lane refills, in order
+    if (threadIdx.x == kRingThreads) {
+      for (std::int64_t q = slots; q < total; ++q) {
+        bulk_wait(&empty[q % slots], static_cast<unsigned>(q / slots - 1) & 1u);
+        fence_async_shared();
+        issue(q);
+      }
+    }
+    return;
+  }
   const W* w = static_cast<const W*>(a.w);
   Epilogue<C, T, W, Y> epi(a.scale);
+  // This thread's weights of chunk k (raw), for its vectors i < n of the chunk.
+  const auto load_w = [&](std::int64_t k, W (&raw)[kRingPer][V]) {
+    const int n = vecs_of(k);
+#pragma unroll
+    for (int j = 0; j < kRingPer; ++j) {
+      const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
+      if (i < n) load_weights_raw_any<W, V>(w + (k * kRingChunkVecs + i) * V, w, w + H, raw[j]);
+    }
+  };
   std::int64_t q0 = 0;  // the row's first chunk
-  for (std::int64_t row = b; row < M; row += P, q0 += K) {
+  int parity = 0;
+  for (std::int64_t row = b; row < M; row += P, q0 += K, parity ^= 1) {
+    alignas(16) W wr[kRingPer][V];
+    load_w(0, wr);  // lands while the first pass runs
     float sumsq = 0.f;
     for (std::int64_t k = 0; k < K; ++k) {
       const std::int64_t q = q0 + k;
@@ -292,7 +330,7 @@ __global__ void __launch_bounds__(kRingThreads, 1) fwd_ring_kernel(FwdArgs a, in
         }
       }
     }
-    const float r = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(H) + a.eps);
+    const float r = rsqrtf(ring_sum(sumsq, scratch, parity) / static_cast<float>(H) + a.eps);
     if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
     Y* y = static_cast<Y*>(a.y) + row * a.y_stride;
     for (std::int64_t k = 0; k < K; ++k) {
@@ -300,18 +338,15 @@ __global__ void __launch_bounds__(kRingThreads, 1) fwd_ring_kernel(FwdArgs a, in
       const int s = static_cast<int>(q % slots), n = vecs_of(k);
       const uint4* sv = slot_vecs + static_cast<std::int64_t>(s) * kRingChunkVecs;
       uint4 v[kRingPer];
-      float wf[kRingPer][V];
 #pragma unroll
       for (int j = 0; j < kRingPer; ++j) {
         const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
-        if (i < n) {
-          v[j] = sv[i];
-          const std::int64_t c = (k * kRingChunkVecs + i) * V;
-          load_weights_any<W, V>(w + c, w, w + H, wf[j]);
-        }
+        if (i < n) v[j] = sv[i];
       }
       __syncwarp();
       if ((threadIdx.x & 31) == 0) mbar_arrive(&empty[s]);  // this warp is done with the slot
+      alignas(16) W wn[kRingPer][V];
+      if (k + 1 < K) load_w(k + 1, wn);
 #pragma unroll
       for (int j = 0; j < kRingPer; ++j) {
         const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
@@ -319,15 +354,14 @@ __global__ void __launch_bounds__(kRingThreads, 1) fwd_ring_kernel(FwdArgs a, in
           float f[V];
           unpack<T>(v[j], f);
 #pragma unroll
-          for (int e = 0; e < V; ++e) f[e] = epi.value(f[e], r, wf[j][e]);
+          for (int e = 0; e < V; ++e) f[e] = epi.value(f[e], r, to_f32(wr[j][e]));
           epi.store_vec(y + (k * kRingChunkVecs + i) * V, f);
         }
       }
-      if (threadIdx.x == 0 && q + slots < total) {  // every warp done with slot s: refill it
-        bulk_wait(&empty[s], static_cast<unsigned>(q / slots) & 1u);
-        fence_async_shared();
-        issue(q + slots);
-      }
+#pragma unroll
+      for (int j = 0; j < kRingPer; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e) wr[j][e] = wn[j][e];
     }
   }
   epi.flush(a.amax);
@@ -350,7 +384,7 @@ int ring_slots(const FwdArgs& a, int spare) {
   if (slots > kRingMaxSlots) slots = kRingMaxSlots;
   if (K + spare > slots) return 0;
   const std::size_t smem = static_cast<std::size_t>(slots) * kRingChunk;
-  if (resident_clusters(kernel, kRingThreads, smem, 1) <= 0) return 0;
+  if (resident_clusters(kernel, kRingBlock, smem, 1) <= 0) return 0;
   return static_cast<int>(slots);
 }
 
@@ -392,10 +426,10 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
       if (const int slots = ring_slots<T, W, C, Y>(a, 2); slots > 0) {
         const auto ring = fwd_ring_kernel<T, W, C, Y>;
         const std::size_t smem = static_cast<std::size_t>(slots) * kRingChunk;
-        const std::int64_t resident = resident_blocks(ring, kRingThreads, smem);
+        const std::int64_t resident = resident_blocks(ring, kRingBlock, smem);
         if (resident > 0) {
           const auto P = static_cast<unsigned>(a.M < resident ? a.M : resident);
-          return launch_pdl(true, ring, P, kRingThreads, smem, s, a, slots);
+          return launch_pdl(true, ring, P, kRingBlock, smem, s, a, slots);
         }
       }
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
