@@ -224,38 +224,26 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
 // A persistent block an SM takes rows b, b + P, ...; each row is K chunks of up to kRingChunk
 // bytes, and the block's chunks, row after row, stream through `slots` slots of dynamic
 // shared memory, each filled by one bulk copy (TMA) that completes the slot's `full`
-// mbarrier. The block's last warp only loads: it refills each slot with the chunk `slots`
-// ahead as soon as the slot's `empty` mbarrier shows every other warp done with it (the next
-// row's chunks, while this row's are still being normalized). The other warps (kRingThreads
-// threads) sum a chunk's squares as soon as it lands, meet for the row's sum on a named
-// barrier of their own, then normalize each chunk from its slot, arrive on its `empty`
-// barrier once they hold what they need of it, and store y, with the next chunk's weights
-// already in flight. So loads never stop for a row's reduction, as they do where one block
-// holds a whole row (kShared, kHybrid: one block an SM at 128 KB rows, docs/perf-notes.md
-// run 21), and no computing warp waits for another's stores. A row's K chunks stay until
-// its second pass: K <= slots. Rows: x's rows 16-byte aligned whole vectors (ring_slots); y
+// mbarrier. Each thread takes its part of a chunk into registers as soon as it lands (the
+// row stays there: up to kRingMaxChunks chunks), arrives on the slot's `empty` mbarrier and
+// sums the squares; thread 0, once every thread has arrived, refills the slot with the chunk
+// `slots` ahead. After the row's sum the block normalizes from registers and stores y, the
+// next chunk's weights in flight. So while a row is reduced and normalized the slots fill
+// with the next rows (up to 14 chunks ahead), and an SM's loads do not stop, where a block
+// that holds its whole row in shared memory stops them for the row's reduction and stores
+// (kShared, kHybrid; docs/perf-notes.md runs 21 and 38). The copy out of a slot is all that
+// waits for the slowest thread. Rows: x's rows 16-byte aligned whole vectors (ring_slots); y
 // and w any alignment.
-constexpr int kRingThreads = 512;                        // computing threads (16 warps)
-constexpr int kRingBlock = kRingThreads + 32;            // and the loading warp
+constexpr int kRingThreads = 512;
 constexpr int kRingChunk = 16 * 1024;                    // bytes a chunk (the last of a row: less)
 constexpr int kRingChunkVecs = kRingChunk / 16;          // 16-byte vectors a chunk
 constexpr int kRingPer = kRingChunkVecs / kRingThreads;  // vectors a computing thread a chunk
+constexpr int kRingMaxChunks = 8;                        // a row's, in registers: 128 KB
 constexpr int kRingMaxSlots = 14;                        // 224 KB: the H200's 227 KB a block
 static_assert(kRingPer * kRingThreads == kRingChunkVecs, "a chunk is whole rounds of the block");
 
-// The sum of v over the computing threads (named barrier 1 of kRingThreads), every one
-// getting the same bits; scratch: 64 floats, halves alternating by row (block_sum_alternating's
-// argument: one barrier a row suffices).
-__device__ __forceinline__ float ring_sum(float v, float* scratch, int parity) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  v = group_sum(v, 32);
-  if (lane == 0) scratch[32 * parity + warp] = v;
-  asm volatile("bar.sync 1, %0;" ::"n"(kRingThreads) : "memory");
-  return group_sum(lane < kRingThreads / 32 ? scratch[32 * parity + lane] : 0.f, 32);
-}
-
 template <class T, class W, Convention C, class Y>
-__global__ void __launch_bounds__(kRingBlock, 1) fwd_ring_kernel(FwdArgs a, int slots) {
+__global__ void __launch_bounds__(kRingThreads, 1) fwd_ring_kernel(FwdArgs a, int slots) {
   pdl_begin();
   constexpr int V = kVec<T>;
   extern __shared__ __align__(128) uint4 slot_vecs[];  // slot s: slot_vecs[s * kRingChunkVecs, ...)
@@ -263,128 +251,111 @@ __global__ void __launch_bounds__(kRingBlock, 1) fwd_ring_kernel(FwdArgs a, int 
   __shared__ float scratch[64];
   const std::int64_t H = a.H, M = a.M;
   const std::int64_t nvec = H / V;  // whole vectors (ring_slots)
-  const std::int64_t K = (nvec + kRingChunkVecs - 1) / kRingChunkVecs;
+  const int K = static_cast<int>((nvec + kRingChunkVecs - 1) / kRingChunkVecs);  // <= kRingMaxChunks
   const std::int64_t b = blockIdx.x, P = gridDim.x;
-  const std::int64_t total = (M - b + P - 1) / P * K;  // chunks this block streams
-  // Chunk q: chunk q % K of the block's row q / K, in slot q % slots, that slot's fill q / slots.
-  const auto vecs_of = [&](std::int64_t k) {
-    const std::int64_t left = nvec - k * kRingChunkVecs;
+  const auto vecs_of = [&](int k) {  // vectors of a row's chunk k
+    const std::int64_t left = nvec - static_cast<std::int64_t>(k) * kRingChunkVecs;
     return static_cast<int>(left < kRingChunkVecs ? left : kRingChunkVecs);
   };
-  const auto issue = [&](std::int64_t q) {  // one thread
-    const std::int64_t row = b + q / K * P, k = q % K;
-    const int s = static_cast<int>(q % slots);
-    const unsigned bytes = static_cast<unsigned>(vecs_of(k)) * 16u;
+  // Thread 0 loads the block's chunks in order, (row, chunk) = (next_row, next_k), into the
+  // slots in turn: chunk n of the block's stream goes to slot n % slots, its fill n / slots.
+  std::int64_t next_row = b;
+  int next_k = 0;
+  const auto issue = [&](int s) {
+    const unsigned bytes = static_cast<unsigned>(vecs_of(next_k)) * 16u;
     bulk_expect(&full[s], bytes);
     bulk_copy(slot_vecs + static_cast<std::int64_t>(s) * kRingChunkVecs,
-              static_cast<const uint4*>(a.x) + (row * a.x_stride) / V + k * kRingChunkVecs, bytes, &full[s]);
+              static_cast<const uint4*>(a.x) + (next_row * a.x_stride) / V +
+                  static_cast<std::int64_t>(next_k) * kRingChunkVecs,
+              bytes, &full[s]);
+    if (++next_k == K) next_k = 0, next_row += P;
   };
-  if (threadIdx.x == kRingThreads) {
+  if (threadIdx.x == 0) {
     for (int s = 0; s < slots; ++s) {
       bulk_barrier_init(&full[s]);
-      bulk_barrier_init(&empty[s], kRingThreads / 32);
+      bulk_barrier_init(&empty[s], kRingThreads);
     }
-    for (std::int64_t q = 0; q < slots && q < total; ++q) issue(q);
+    for (int s = 0; s < slots && next_row < M; ++s) issue(s);
   }
   __syncthreads();
-  if (threadIdx.x >= kRingThreads) {  // the loading warp: one lane refills, in order
-    if (threadIdx.x == kRingThreads) {
-      for (std::int64_t q = slots; q < total; ++q) {
-        bulk_wait(&empty[q % slots], static_cast<unsigned>(q / slots - 1) & 1u);
-        fence_async_shared();
-        issue(q);
-      }
-    }
-    return;
-  }
   const W* w = static_cast<const W*>(a.w);
   Epilogue<C, T, W, Y> epi(a.scale);
-  // This thread's weights of chunk k (raw), for its vectors i < n of the chunk.
-  const auto load_w = [&](std::int64_t k, W (&raw)[kRingPer][V]) {
-    const int n = vecs_of(k);
-#pragma unroll
-    for (int j = 0; j < kRingPer; ++j) {
-      const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
-      if (i < n) load_weights_raw_any<W, V>(w + (k * kRingChunkVecs + i) * V, w, w + H, raw[j]);
-    }
-  };
-  std::int64_t q0 = 0;  // the row's first chunk
+  // This thread's vector j of chunk k: the row's vector k * kRingChunkVecs + col(j), if < n.
+  const auto col = [](int j) { return static_cast<int>(threadIdx.x) + j * kRingThreads; };
+  int slot = 0;        // the slot of the next chunk to take
+  unsigned fill = 0u;  // the parity of its fill
   int parity = 0;
-  for (std::int64_t row = b; row < M; row += P, q0 += K, parity ^= 1) {
-    alignas(16) W wr[kRingPer][V];
-    load_w(0, wr);  // lands while the first pass runs
+  for (std::int64_t row = b; row < M; row += P, parity ^= 1) {
+    uint4 xr[kRingMaxChunks][kRingPer];
     float sumsq = 0.f;
-    for (std::int64_t k = 0; k < K; ++k) {
-      const std::int64_t q = q0 + k;
-      const int s = static_cast<int>(q % slots), n = vecs_of(k);
-      bulk_wait(&full[s], static_cast<unsigned>(q / slots) & 1u);
-      const uint4* sv = slot_vecs + static_cast<std::int64_t>(s) * kRingChunkVecs;
 #pragma unroll
-      for (int j = 0; j < kRingPer; ++j) {
-        const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
-        if (i < n) {
-          float f[V];
-          unpack<T>(sv[i], f);
+    for (int k = 0; k < kRingMaxChunks; ++k) {
+      if (k < K) {
+        const int n = vecs_of(k);
+        bulk_wait(&full[slot], fill);
+        const uint4* sv = slot_vecs + static_cast<std::int64_t>(slot) * kRingChunkVecs;
 #pragma unroll
-          for (int e = 0; e < V; ++e) sumsq += f[e] * f[e];
+        for (int j = 0; j < kRingPer; ++j)
+          if (col(j) < n) xr[k][j] = sv[col(j)];
+        mbar_arrive(&empty[slot]);  // this thread is done with the slot
+        if (threadIdx.x == 0 && next_row < M) {  // once every thread is: the next chunk into it
+          bulk_wait(&empty[slot], fill);
+          fence_async_shared();
+          issue(slot);
+        }
+        if (++slot == slots) slot = 0, fill ^= 1u;
+#pragma unroll
+        for (int j = 0; j < kRingPer; ++j) {
+          if (col(j) < n) {
+            float f[V];
+            unpack<T>(xr[k][j], f);
+#pragma unroll
+            for (int e = 0; e < V; ++e) sumsq += f[e] * f[e];
+          }
         }
       }
     }
-    const float r = rsqrtf(ring_sum(sumsq, scratch, parity) / static_cast<float>(H) + a.eps);
+    const float r = rsqrtf(block_sum_alternating(sumsq, scratch, parity) / static_cast<float>(H) + a.eps);
     if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
     Y* y = static_cast<Y*>(a.y) + row * a.y_stride;
-    for (std::int64_t k = 0; k < K; ++k) {
-      const std::int64_t q = q0 + k;
-      const int s = static_cast<int>(q % slots), n = vecs_of(k);
-      const uint4* sv = slot_vecs + static_cast<std::int64_t>(s) * kRingChunkVecs;
-      uint4 v[kRingPer];
 #pragma unroll
-      for (int j = 0; j < kRingPer; ++j) {
-        const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
-        if (i < n) v[j] = sv[i];
-      }
-      __syncwarp();
-      if ((threadIdx.x & 31) == 0) mbar_arrive(&empty[s]);  // this warp is done with the slot
-      alignas(16) W wn[kRingPer][V];
-      if (k + 1 < K) load_w(k + 1, wn);
+    for (int k = 0; k < kRingMaxChunks; ++k) {
+      if (k < K) {
+        const int n = vecs_of(k);
 #pragma unroll
-      for (int j = 0; j < kRingPer; ++j) {
-        const int i = static_cast<int>(threadIdx.x) + j * kRingThreads;
-        if (i < n) {
-          float f[V];
-          unpack<T>(v[j], f);
+        for (int j = 0; j < kRingPer; ++j) {
+          if (col(j) < n) {
+            const std::int64_t c = (static_cast<std::int64_t>(k) * kRingChunkVecs + col(j)) * V;
+            float f[V], wf[V];
+            load_weights_any<W, V>(w + c, w, w + H, wf);
+            unpack<T>(xr[k][j], f);
 #pragma unroll
-          for (int e = 0; e < V; ++e) f[e] = epi.value(f[e], r, to_f32(wr[j][e]));
-          epi.store_vec(y + (k * kRingChunkVecs + i) * V, f);
+            for (int e = 0; e < V; ++e) f[e] = epi.value(f[e], r, wf[e]);
+            epi.store_vec(y + c, f);
+          }
         }
       }
-#pragma unroll
-      for (int j = 0; j < kRingPer; ++j)
-#pragma unroll
-        for (int e = 0; e < V; ++e) wr[j][e] = wn[j][e];
     }
   }
   epi.flush(a.amax);
 }
 
-// The ring's slots for rows of H elements of T where it can run, else 0: x's rows start
-// 16-byte aligned and are whole 16-byte vectors, the device runs the kernel's sm_90 code
-// (resident_clusters answers 0 otherwise) and a row's chunks fit the slots with room for the
-// next row's first `spare` chunks.
+// The ring's slots where it can run rows of H elements of T, else 0: x's rows start 16-byte
+// aligned and are whole 16-byte vectors, at most kRingMaxChunks chunks, and the device runs
+// the kernel's sm_90 code (resident_clusters answers 0 otherwise).
 template <class T, class W, Convention C, class Y>
-int ring_slots(const FwdArgs& a, int spare) {
+int ring_slots(const FwdArgs& a) {
   const std::int64_t bytes = a.H * static_cast<std::int64_t>(sizeof(T));
   if (bytes % 16 != 0 || (a.x_stride * static_cast<std::int64_t>(sizeof(T))) % 16 != 0 ||
-      (reinterpret_cast<std::uintptr_t>(a.x) & 15u) != 0)
+      (reinterpret_cast<std::uintptr_t>(a.x) & 15u) != 0 || bytes > std::int64_t{kRingMaxChunks} * kRingChunk)
     return 0;
-  const std::int64_t K = (bytes + kRingChunk - 1) / kRingChunk;
   const auto kernel = fwd_ring_kernel<T, W, C, Y>;
   const std::size_t max_smem = allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel));
   std::int64_t slots = static_cast<std::int64_t>(max_smem / kRingChunk);
   if (slots > kRingMaxSlots) slots = kRingMaxSlots;
-  if (K + spare > slots) return 0;
+  if (slots < 2) return 0;
   const std::size_t smem = static_cast<std::size_t>(slots) * kRingChunk;
-  if (resident_clusters(kernel, kRingBlock, smem, 1) <= 0) return 0;
+  if (resident_clusters(kernel, kRingThreads, smem, 1) <= 0) return 0;
   return static_cast<int>(slots);
 }
 
@@ -421,15 +392,14 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // block's: docs/perf-notes.md runs 18-19 and 31.
     const std::size_t image = static_cast<std::size_t>(nv) * 16;
     if (image > kL1RowMax<T>) {
-      // Rows the ring holds, with room for the next row's first two chunks: docs/perf-notes.md
-      // run 38.
-      if (const int slots = ring_slots<T, W, C, Y>(a, 2); slots > 0) {
+      // Rows the ring takes: docs/perf-notes.md run 38.
+      if (const int slots = ring_slots<T, W, C, Y>(a); slots > 0) {
         const auto ring = fwd_ring_kernel<T, W, C, Y>;
         const std::size_t smem = static_cast<std::size_t>(slots) * kRingChunk;
-        const std::int64_t resident = resident_blocks(ring, kRingBlock, smem);
+        const std::int64_t resident = resident_blocks(ring, kRingThreads, smem);
         if (resident > 0) {
           const auto P = static_cast<unsigned>(a.M < resident ? a.M : resident);
-          return launch_pdl(true, ring, P, kRingBlock, smem, s, a, slots);
+          return launch_pdl(true, ring, P, kRingThreads, smem, s, a, slots);
         }
       }
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
