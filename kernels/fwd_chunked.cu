@@ -392,15 +392,15 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // block's: docs/perf-notes.md runs 18-19 and 31.
     const std::size_t image = static_cast<std::size_t>(nv) * 16;
     if (image > kL1RowMax<T>) {
-      // Rows the ring takes: docs/perf-notes.md run 38.
+      // Rows the ring takes, where some block gets a second row (with one row a block there
+      // is nothing to overlap: bf16 M=1 H=65536 8.5 -> 11.2 µs in graph replay, M=64 level):
+      // docs/perf-notes.md run 38.
       if (const int slots = ring_slots<T, W, C, Y>(a); slots > 0) {
         const auto ring = fwd_ring_kernel<T, W, C, Y>;
         const std::size_t smem = static_cast<std::size_t>(slots) * kRingChunk;
         const std::int64_t resident = resident_blocks(ring, kRingThreads, smem);
-        if (resident > 0) {
-          const auto P = static_cast<unsigned>(a.M < resident ? a.M : resident);
-          return launch_pdl(true, ring, P, kRingThreads, smem, s, a, slots);
-        }
+        if (resident > 0 && a.M > resident)
+          return launch_pdl(true, ring, static_cast<unsigned>(resident), kRingThreads, smem, s, a, slots);
       }
       const auto kernel = fwd_chunked_kernel<T, W, C, Y, Pass2::kShared>;
       const bool fits = allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image;
