@@ -527,23 +527,11 @@ __device__ __forceinline__ void cp_async_wait(int pending) {
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-// One thread, before any other uses the barrier (then __syncthreads). `arrivals` a phase: 1
-// for a barrier the copies complete (bulk_expect), more for one that threads arrive on
-// (mbar_arrive).
-__device__ __forceinline__ void bulk_barrier_init(unsigned long long* bar, unsigned arrivals = 1) {
+// One thread, before any other uses the barrier (then __syncthreads).
+__device__ __forceinline__ void bulk_barrier_init(unsigned long long* bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrivals) : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#else
-  (void)bar;
-  (void)arrivals;
-#endif
-}
-// One arrival on bar, with release semantics: this thread's shared-memory reads and writes
-// before it are done for whoever waits on the phase it completes (bulk_wait).
-__device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 #else
   (void)bar;
 #endif

@@ -259,16 +259,16 @@ TEST(Backward, DwIsBitwiseRepeatable) {
   }
 }
 
-// chunked's long aligned rows (past 64 KB in 16-bit, 32 KB in fp32) stream through the ring
-// of chunks (kernels/fwd_chunked.cu, fwd_ring_kernel). At M=300 each block of its persistent
-// grid (one an SM) takes two or three rows, so every slot is refilled and its two barriers go
-// through several phases, and a row's chunks land while the one before is normalized. H=40000
-// ends a 16-bit row in a short chunk (80000 bytes: 4 chunks and 14464 bytes), fp32 H=16392
-// (65568 bytes) likewise; 16-bit H=16392 takes the L1 passes, the misaligned layout (rows one
-// element off) the passes before the ring. Checked against the fp64 reference like any case:
-// every dtype and weight dtype, normal and outlier rows, then the other conventions and an
-// fp8 y (amax over all 300 rows, saturating at scale 300).
-TEST(Chunked, LongRowsThroughTheRingPass) {
+// chunked's long rows (past 64 KB in 16-bit, 32 KB in fp32) at M=300, where the validation
+// sweep has M=19: blocks of later waves run rows too, two hybrid blocks sharing an SM. At
+// M=300 (<= 16 rows an SM) bf16 H=65536 and fp32 H=40000 take the hybrid pass (part of the
+// row in registers, the rest in shared memory), 16-bit H=40000 and fp32 H=16392 the
+// shared-memory pass, 16-bit H=16392 the L1 passes, and the misaligned layout (rows one
+// element off) each of them with its scalar head. Checked against the fp64 reference like
+// any case: every dtype and weight dtype, normal and outlier rows, then the other
+// conventions and an fp8 y (amax over all 300 rows, saturating at scale 300). It also checked
+// run 38's ring of chunks (branch exp/fwd-ring), which took these rows there and was not kept.
+TEST(Chunked, LongRowsPassAtManyRows) {
   RB_REQUIRE_GPU();
   Sweep base = small_sweep({Op::fwd}, {"chunked"}, {DType::bf16, DType::f16, DType::f32}, {300}, {16392, 40000, 65536});
   base.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
@@ -291,7 +291,7 @@ TEST(Chunked, LongRowsThroughTheRingPass) {
   for (const Record& r : recs) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
     // Rows checked: every one up to the runner's 2^23 elements, else that many spread over
-    // all 300 (the last row included), so rows of the blocks' later passes are among them.
+    // all 300 (the last row included), so rows of the later waves are among them.
     EXPECT_GE(r.rows_checked, std::min<std::int64_t>(300, (std::int64_t{1} << 23) / r.H)) << describe(r);
   }
 }
