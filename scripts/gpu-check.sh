@@ -304,23 +304,8 @@ SO=(--op fwd --H 4096,8192 --M 16384 --dtype bf16 --eps 1e-5 --quiet)
   echo "compare whole vs 2 shards merged: rc=$?"
   RB_SKIP_BUILD=1 BUILD_DIR="$BUILD" scripts/ci-gate.sh --baseline "$OUT/so/whole/results.csv" --out "$OUT/so/gate-fresh" -- "${SO[@]}"
   echo "ci-gate against a fresh baseline: rc=$?"
-  # A baseline 20% faster, as a run would have written it: the times divided by 1.2 and the
-  # derived columns from them (the reader refuses a gbps or % of copy that does not follow
-  # from bytes, median_us and copy_gbps, so raising gbps alone is an unreadable file, exit 2).
-  python3 - "$OUT/so/whole/results.csv" "$OUT/so/raised.csv" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-for r in rows:
-    if r["median_us"]:
-        for c in ("median_us", "min_us", "max_us", "graph_us"):
-            if r[c]:
-                r[c] = repr(float(r[c]) / 1.2)
-        r["gbps"] = repr(int(r["bytes"]) / (float(r["median_us"]) * 1e3))
-        r["pct_of_copy"] = repr(100 * float(r["gbps"]) / float(r["copy_gbps"]))
-w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[0].keys()), lineterminator="\n")
-w.writeheader()
-w.writerows(rows)
-PY
+  # A baseline 20% faster, as a run would have written it (scripts/scale-times.py).
+  python3 scripts/scale-times.py "$OUT/so/whole/results.csv" "$OUT/so/raised.csv" 1.2
   RB_SKIP_BUILD=1 BUILD_DIR="$BUILD" scripts/ci-gate.sh --baseline "$OUT/so/raised.csv" --out "$OUT/so/gate-raised" -- "${SO[@]}"
   echo "ci-gate against the baseline raised by 20%: rc=$?"
 } >"$OUT/scaleout.log" 2>&1
