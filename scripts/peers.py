@@ -198,6 +198,15 @@ def format_double(v):
     return text[:-2] if text.endswith(".0") else text
 
 
+def derived_rates(nbytes, median_us, copy_gbps):
+    """gbps and pct_of_copy as the tool writes them (harness/runner.cpp): bytes / median_us / 1e3
+    and 100 * gbps / copy_gbps, formatted; pct_of_copy empty without a copy ceiling. The reader
+    refuses a row where either does not follow from its bytes, median_us and copy_gbps."""
+    gbps = float(nbytes) / (float(median_us) * 1e3)
+    pct = format_double(100.0 * gbps / float(copy_gbps)) if copy_gbps not in (None, "") else ""
+    return format_double(gbps), pct
+
+
 def noise_pct(samples):
     """Sample stdev over the mean, in % (harness/timing.cpp noise_pct_of)."""
     n = len(samples)
@@ -470,12 +479,11 @@ def build_row(ctx, case, peer, version, status, reason="", picked="", seed=DEFAU
         if copy_gbps is None:
             raise ValueError("a timed row needs the copy ceiling")
         median = timing["median_us"]
-        gbps = float(nbytes) / (median * 1e3)
-        pct = 100.0 * gbps / float(copy_gbps)
+        gbps, pct = derived_rates(nbytes, median, copy_gbps)
         v.update({"median_us": format_double(median), "min_us": format_double(timing["min_us"]),
                   "max_us": format_double(timing["max_us"]), "noise_pct": format_double(timing["noise_pct"]),
-                  "samples": str(timing["samples"]), "gbps": format_double(gbps), "copy_gbps": copy_gbps,
-                  "pct_of_copy": format_double(pct)})
+                  "samples": str(timing["samples"]), "gbps": gbps, "copy_gbps": copy_gbps,
+                  "pct_of_copy": pct})
         if graph_us is not None:
             v["graph_us"] = format_double(graph_us)
     return [v.get(name, "") for name in ctx.header]

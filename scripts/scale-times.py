@@ -10,12 +10,18 @@ gate must then fail as a regression (exit 1), not refuse as unreadable (exit 2).
 import csv
 import sys
 
+from peers import derived_rates, format_double  # the tool's number format and rate columns
+
 
 def main() -> int:
     if len(sys.argv) != 4:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2
-    src, dst, factor = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    src, dst = sys.argv[1], sys.argv[2]
+    try:
+        factor = float(sys.argv[3])
+    except ValueError:
+        factor = float("nan")
     if not factor > 0:
         print(f"scale-times: FACTOR must be > 0, got {sys.argv[3]}", file=sys.stderr)
         return 2
@@ -28,10 +34,8 @@ def main() -> int:
             continue
         for c in ("median_us", "min_us", "max_us", "graph_us"):
             if r.get(c):
-                r[c] = repr(float(r[c]) / factor)
-        r["gbps"] = repr(int(r["bytes"]) / (float(r["median_us"]) * 1e3))
-        if r.get("copy_gbps"):
-            r["pct_of_copy"] = repr(100 * float(r["gbps"]) / float(r["copy_gbps"]))
+                r[c] = format_double(float(r[c]) / factor)
+        r["gbps"], r["pct_of_copy"] = derived_rates(r["bytes"], r["median_us"], r.get("copy_gbps"))
     with open(dst, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
         w.writeheader()

@@ -27,6 +27,8 @@ if grep "REGRESSION" "$TMP/raised.txt" | grep -v -q -- "-16.7% GB/s"; then fail 
 "$PY" scripts/scale-times.py "$BASE" "$TMP/same.csv" 1
 "$BIN" compare "$BASE" "$TMP/same.csv" >"$TMP/same.txt" 2>&1 || { cat "$TMP/same.txt"; fail "factor 1 must compare clean"; }
 
-rc=0; "$PY" scripts/scale-times.py "$BASE" "$TMP/bad.csv" 0 2>"$TMP/bad.err" || rc=$?
-[ "$rc" = 2 ] && grep -q "FACTOR must be > 0" "$TMP/bad.err" || fail "factor 0: exit $rc, want 2 with a message"
+for bad in 0 -1 abc; do
+  rc=0; "$PY" scripts/scale-times.py "$BASE" "$TMP/bad.csv" "$bad" 2>"$TMP/bad.err" || rc=$?
+  [ "$rc" = 2 ] && grep -q "FACTOR must be > 0, got $bad" "$TMP/bad.err" || fail "factor $bad: exit $rc, want 2 with a message"
+done
 echo "scale_times_test: ok"
