@@ -38,12 +38,16 @@ CPU_TESTS=$BUILD/tests/rb_cpu_tests
 # The plugin tests have binaries of their own (a loaded plugin stays registered in-process).
 GPU_PLUGIN_TESTS=$BUILD/tests/rb_gpu_plugin_tests
 CPU_PLUGIN_TESTS=$BUILD/tests/rb_cpu_plugin_tests
-if [ -f .gpu/bundle.tar.xz ] && [ ! -x "$BIN" ]; then tar xJf .gpu/bundle.tar.xz; fi  # scripts/pack-gpu.sh
-if [ ! -x "$BIN" ] || [ ! -x "$GPU_TESTS" ]; then scripts/build.sh || exit 2; fi
-
 STEPS=" ${STEPS:-gpu sanitizer cpu sweep quick scaleout} "
 mkdir -p "$OUT/state"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
+if [ -f .gpu/bundle.tar.xz ] && [ ! -x "$BIN" ]; then tar xJf .gpu/bundle.tar.xz; fi  # scripts/pack-gpu.sh
+# Build only when a binary the chosen steps run is missing (the tool alone for the steps that
+# run only the tool, such as scaleout or sweep).
+need=("$BIN")
+if want gpu || want sanitizer; then need+=("$GPU_TESTS"); fi
+if want cpu; then need+=("$CPU_TESTS"); fi
+for b in "${need[@]}"; do [ -x "$b" ] || { scripts/build.sh || exit 2; break; }; done
 # save STEP VAR...: records the variables of a finished step for the summary.
 save() { local step=$1; shift; : >"$OUT/state/$step.env"; for v in "$@"; do printf '%s=%q\n' "$v" "${!v}" >>"$OUT/state/$step.env"; done; }
 stamp() { date -u +%H:%M:%S; }
