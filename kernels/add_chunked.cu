@@ -5,8 +5,9 @@
 // row with caching loads), forms the same fp32 s again and writes y. Nothing is held across
 // the passes, so any H works without spilling. Rows of 512-thread blocks whose x and r
 // together take 32 KB and more go through shared memory instead (kShared: pass 1 copies them
-// there by cp.async, pass 2 reads them back). auto's pick past row-vector's rows and for those
-// shared-memory rows. Blocks of ~H/(4 vectors) threads, 64 to 512 (512 from 2 vectors a thread
+// there by cp.async, pass 2 reads them back), and so do rows of 16-bit x, r and w in smaller
+// blocks from 3 vectors a thread (kImageMinVectors). auto's pick past row-vector's rows and
+// for those shared-memory rows, where x, r and w share a dtype. Blocks of ~H/(4 vectors) threads, 64 to 512 (512 from 2 vectors a thread
 // for 16-bit tensors), with compile-time sizes (fixed offsets between a round's vectors, fewer
 // registers).
 // Any H >= 1, any row strides, any base alignment of every tensor: the row peels a scalar
@@ -37,6 +38,21 @@ constexpr int kBlockVecs = 4;  // vectors of x a thread, when the block size all
 // 91.4, H=6144 92.3 -> 95.5, H=8192 85.5 -> 96.1, H=16384 67.0 -> 96.8 (docs/perf-notes.md run
 // 31). Blocks of 256 threads and fewer keep the L1 passes (fp32 H=4096: 79.7 either way).
 constexpr std::size_t kSharedRowMin = 32 * 1024;
+// Blocks of 64-256 threads take the image for rows of 16-bit x, r and w (narrow) from this
+// many vectors a thread: there the L1 pass's rounds of 2 vector steps (kLoads1 loads) take
+// two DRAM trips in series, where the image puts all of a thread's vectors in flight at once.
+// M=16384, % of copy, L1 pass -> image (with the batched weights below): bf16 H=2048 (64
+// threads, 4 vectors each) 90.7 -> 93.3, 3072 (3 a thread) row-vector's 92.6 -> 95.2, 4096
+// (128 threads, 4) 94.0 -> 94.3-94.5, fp16 2048 91.3 -> 93.9, 4096 93.4 -> 95.0; 6144 (3 in
+// 256 threads) level. With 2 vectors a thread or fewer the image lost (one L1 round already
+// holds them): H=1024 -1.2, 4097 (513 vectors in 256 threads) -7.5, M=65536 H=512 -10.8, H=128
+// -5.4 (docs/perf-notes.md run 41).
+constexpr std::int64_t kImageMinVectors = 3;
+
+// x, r and w all 16-bit.
+inline bool narrow(DType x, DType w, DType r) {
+  return dtype_size(x) == 2 && dtype_size(w) == 2 && dtype_size(r) == 2;
+}
 
 // Blocks of NT threads that must fit on an SM at once (launch bounds; ptxas sizes the
 // registers to fit): 3 of 512 threads (40 registers; the forward's chunked fits 3 at large H
@@ -191,24 +207,44 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
       }
     }
   };
+  // The row's scalar edges before the body, as in the forward: their loads then overlap the
+  // body's instead of closing the row with a round trip (bf16 M=16384 H=2049 83.9 -> 85.2%
+  // of copy, fp32 2049 88.7 -> 92.2; 4097 and 8193 -0.4 to -0.7, where auto takes row-vector:
+  // docs/perf-notes.md run 41).
+  for (std::int64_t j = tid; j < head; j += NT)
+    normalize_elem(epi, add_elem(epi, io.x, io.r, j), rr, io.w, io.y, j);
+  for (std::int64_t j = body_end + tid; j < H; j += NT)
+    normalize_elem(epi, add_elem(epi, io.x, io.r, j), rr, io.w, io.y, j);
   if (imaged) {
-    for (std::int64_t i = tid; i < nvec; i += NT) {
-      float f[V], wf[V];
-      image_add(i, f);
-      load_weights_any<W, V>(io.w + head + i * V, io.w, io.w + H, wf);
+    // In blocks of <= 256 threads a round's weights (UI vectors a thread) load before its
+    // first store, as the L1 pass's unrolled rounds do; one vector at a time left the
+    // weights' trips in series (bf16 M=16384 H=2048 91.8 -> 93.2% of copy, decode M=1 H=4096
+    // 2.47 -> 2.07 us, docs/perf-notes.md run 41). 512-thread rows keep one vector a step.
+    constexpr int UI = NT <= 256 ? 4 : 1;
+    for (std::int64_t base = tid; base < nvec; base += static_cast<std::int64_t>(UI) * NT) {
+      alignas(16) W wraw[UI][V];
 #pragma unroll
-      for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], rr, wf[k]);
-      epi.store_vec(assume16_y<true>(io.y + head + i * V), f);
+      for (int u = 0; u < UI; ++u) {
+        const std::int64_t i = base + static_cast<std::int64_t>(u) * NT;
+        if (i < nvec) load_weights_raw_any<W, V>(io.w + head + i * V, io.w, io.w + H, wraw[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < UI; ++u) {
+        const std::int64_t i = base + static_cast<std::int64_t>(u) * NT;
+        if (i < nvec) {
+          float f[V];
+          image_add(i, f);
+#pragma unroll
+          for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], rr, to_f32(wraw[u][k]));
+          epi.store_vec(assume16_y<true>(io.y + head + i * V), f);
+        }
+      }
     }
   } else if (kUnrolled2 && aligned && aligned16(io.w + head)) {
     pass2(std::true_type{}, std::integral_constant<int, U2>{});
   } else {
     pass2(std::false_type{}, std::integral_constant<int, 1>{});
   }
-  for (std::int64_t j = tid; j < head; j += NT)
-    normalize_elem(epi, add_elem(epi, io.x, io.r, j), rr, io.w, io.y, j);
-  for (std::int64_t j = body_end + tid; j < H; j += NT)
-    normalize_elem(epi, add_elem(epi, io.x, io.r, j), rr, io.w, io.y, j);
   epi.flush(a.amax);
 }
 
@@ -222,16 +258,21 @@ std::int64_t add_chunked_threads(DType x, DType w, DType r, std::int64_t H) {
   // against 93.2): docs/perf-notes.md runs 29-30.
   const std::int64_t nv = row_vectors(H, dtype_size(x));
   std::int64_t threads = ((nv + kBlockVecs - 1) / kBlockVecs + 31) / 32 * 32;
-  const bool narrow = dtype_size(x) == 2 && dtype_size(w) == 2 && dtype_size(r) == 2;
-  if (narrow && nv >= 2 * kMaxThreads) threads = kMaxThreads;
+  if (narrow(x, w, r) && nv >= 2 * kMaxThreads) threads = kMaxThreads;
   return threads < 64 ? 64 : (threads > kMaxThreads ? kMaxThreads : threads);
 }
 
 std::size_t add_chunked_image_bytes(DType x, DType w, DType r, std::int64_t H) {
-  if (add_chunked_threads(x, w, r, H) <= 256) return 0;  // kShared is built for 512 threads only
   // x's and r's row bodies, at most.
   const auto image = static_cast<std::size_t>(row_vectors(H, dtype_size(x))) * 16 *
                      (1 + dtype_size(r) / dtype_size(x));
+  const std::int64_t threads = add_chunked_threads(x, w, r, H);
+  if (threads <= 256) {
+    // Blocks of 64-256 threads: 16-bit rows of one dtype with kImageMinVectors and more a
+    // thread of the launched block (its compile-time size, launch_add_chunked).
+    const std::int64_t nt = threads <= 64 ? 64 : threads <= 128 ? 128 : 256;
+    return narrow(x, w, r) && row_vectors(H, dtype_size(x)) >= kImageMinVectors * nt ? image : 0;
+  }
   return image >= kSharedRowMin ? image : 0;
 }
 
@@ -249,6 +290,17 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     // <= 256 threads, the plain one in larger blocks, where its smaller register footprint
     // keeps more blocks resident.
     const unsigned grid = static_cast<unsigned>(a.M);
+    // Rows of the smaller blocks through shared memory (16-bit x, r and w only, so only those
+    // are built; add_chunked_image_bytes). At most 256 x 4 vectors of x and r: 32 KB, under
+    // the default limit of a block's dynamic shared memory.
+    if constexpr (sizeof(T) == 2 && sizeof(W) == 2 && sizeof(R) == 2) {
+      if (const std::size_t image = add_chunked_image_bytes(a.xdtype, a.wdtype, a.rdtype, a.H); image > 0 && threads <= 256) {
+        if (threads <= 64) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64, true>, grid, 64, image, s, a);
+        if (threads <= 128)
+          return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, true>, grid, 128, image, s, a);
+        return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, true>, grid, 256, image, s, a);
+      }
+    }
     if (threads <= 64)
       return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64>, grid, 64, 0, s, a);
     else if (threads <= 128)

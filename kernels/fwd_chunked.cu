@@ -183,6 +183,12 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
     for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
     epi.template store_vec<kStore>(y + head + i * V, f);
   };
+  // The row's scalar edges first: their x (an L1 hit) and w loads then go out before the
+  // body's, not after the block's last body store, where they were a memory round trip in
+  // the tail of every row that has edges (7 in 8 of odd H in 16-bit). bf16 M=16384, % of
+  // copy: H=8193 91.1 -> 94.9, 16389 94.5 -> 98.2, 4097 86.7 -> 87.6, 2049 80.1 -> 80.7,
+  // aligned H (no edges) level (docs/perf-notes.md run 41).
+  if (edges) edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
 #pragma unroll
   for (int j = 0; j < kRegs; ++j) {
     const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
@@ -215,7 +221,6 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
       }
     }
   }
-  if (edges) edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
   epi.flush(a.amax);
   if constexpr (kSplit) cluster_wait();  // no block leaves while another may read its slot
 }

@@ -19,7 +19,7 @@ TEST(AutoByM, DecodeShapesTakeChunkedWhereTheSweepShowedIt) {
   // Large M keeps the crossovers measured at M=16384.
   EXPECT_EQ(kern::auto_pick_fwd(problem(Op::fwd, DType::bf16, 16384, 1024)), kern::Strategy::warp_row);
   EXPECT_EQ(kern::auto_pick_fwd(problem(Op::fwd, DType::bf16, 4096, 512)), kern::Strategy::warp_row);
-  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 4096)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 1024)), kern::Strategy::row_vector);
   // Past the table's H: the H-only table.
   EXPECT_EQ(kern::auto_pick_fwd(problem(Op::fwd, DType::bf16, 1, 40000)), kern::Strategy::chunked);
   EXPECT_FALSE(kern::auto_pick_by_m(problem(Op::fwd, DType::bf16, 1, 40000)).has_value());
@@ -39,28 +39,37 @@ TEST(AutoAdd, ChunkedBlockSizes) {
 
 TEST(AutoAdd, ChunkedWhereItsRowsGoThroughSharedMemory) {
   // 512-thread rows whose x and r bodies (ceil(H / 16 bytes of x) vectors of each) take 32 KB
-  // and more go through shared memory; smaller blocks keep the L1 passes.
+  // and more go through shared memory, and 16-bit rows of smaller blocks from 3 vectors a
+  // thread of the launched block (64, 128 or 256 threads); other small blocks keep the L1
+  // passes.
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::bf16, 8192), 32u * 1024);
-  EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::bf16, 8184), 0u);  // 256 threads
+  EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::bf16, 8184), 1023u * 32);  // 256 x 4
+  EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::bf16, 4096), 512u * 32);   // 128 x 4
+  EXPECT_EQ(kern::add_chunked_image_bytes(DType::f16, DType::f16, DType::f16, 2048), 256u * 32);      // 64 x 4
+  EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::bf16, 3072), 384u * 32);   // 128 x 3
+  EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::bf16, 1024), 0u);  // 64 x 2
+  EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::bf16, 4097), 0u);  // 513 in 256
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::bf16, 16384), 64u * 1024);
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::f32, DType::f32, DType::f32, 4097), 1025u * 32);
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::f32, DType::f32, DType::f32, 4096), 0u);  // 256 threads
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::f32, 16384), 96u * 1024);
   EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::bf16, DType::f32, 8192), 0u);  // 256 threads
+  EXPECT_EQ(kern::add_chunked_image_bytes(DType::bf16, DType::f32, DType::bf16, 4096), 0u);  // fp32 w
   // auto takes them where x, w and r share a dtype: chunked led row-vector at every such row
-  // measured (docs/perf-notes.md run 31), 10240 included, where its L1 passes had not.
-  for (const std::int64_t H : {8185, 8192, 10240, 12288, 16384})
+  // measured (docs/perf-notes.md runs 31 and 41), 10240 included, where its L1 passes had not.
+  for (const std::int64_t H : {2048, 3072, 4096, 6144, 8184, 8185, 8192, 10240, 12288, 16384})
     EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, H)), kern::Strategy::chunked) << H;
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f16, 16384, 12288)), kern::Strategy::chunked);
   for (const std::int64_t H : {4097, 6144, 8192})
     EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, H)), kern::Strategy::chunked) << H;
-  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, 8184)), kern::Strategy::row_vector);
+  for (const std::int64_t H : {1024, 2049, 4097})
+    EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, H)), kern::Strategy::row_vector) << H;
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, 4096)), kern::Strategy::row_vector);
   // Not with an fp32 residual under 16-bit x (not measured on it).
   EXPECT_EQ(kern::auto_pick_add(Problem::of(Op::add, 16384, 16384, DType::bf16, DType::bf16, DType::f32)),
             kern::Strategy::row_vector);
   // Below the small-M table's largest M its measured picks come first (fp32 H=8192 M=4096:
-  // row-vector, within the table's 3% of chunked's 135.2 us against 136.6).
+  // row-vector, within the table's 3% of chunked: 137.7 us against 135.3).
   EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 4096, 8192)), kern::Strategy::row_vector);
 }
 
