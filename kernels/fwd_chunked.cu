@@ -186,9 +186,15 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   // The row's scalar edges first: their x (an L1 hit) and w loads then go out before the
   // body's, not after the block's last body store, where they were a memory round trip in
   // the tail of every row that has edges (7 in 8 of odd H in 16-bit). bf16 M=16384, % of
-  // copy: H=8193 91.1 -> 94.9, 16389 94.5 -> 98.2, 4097 86.7 -> 87.6, 2049 80.1 -> 80.7,
-  // aligned H (no edges) level (docs/perf-notes.md run 41).
-  if (edges) edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
+  // copy: H=4097 86.7 -> 87.6, 2049 80.1 -> 80.7, fp16 4097 88.2 -> 89.2, 32771 88.3 -> 89.0
+  // (docs/perf-notes.md run 41). Not in the plain pass: there it also took ptxas from 39
+  // registers to 32, four 512-thread blocks an SM instead of three, which gained at rows of
+  // up to 32 KB (8193 91.1 -> 94.9, 16389 94.5 -> 98.2) and lost at 64 KB (H=32768 99.4 ->
+  // 94.4: four such rows overflow L1 between the passes). Which rows want which occupancy is
+  // left open; the plain pass keeps its edges last, and so does the hybrid (its registers
+  // spilled 10 bytes instead of 6 with them first).
+  constexpr bool kEdgesFirst = kPass2 != Pass2::kPlain && kPass2 != Pass2::kHybrid;
+  if (kEdgesFirst && edges) edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
 #pragma unroll
   for (int j = 0; j < kRegs; ++j) {
     const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
@@ -221,6 +227,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
       }
     }
   }
+  if (!kEdgesFirst && edges) edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
   epi.flush(a.amax);
   if constexpr (kSplit) cluster_wait();  // no block leaves while another may read its slot
 }

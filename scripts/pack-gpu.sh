@@ -11,5 +11,14 @@ BUILD=${BUILD_DIR:-build}
 files=("$BUILD/rmsnorm-bench" "$BUILD"/tests/rb_*_tests)
 for f in "$BUILD"/examples/plugin/*.so build-before/rmsnorm-bench .gpu/wheels/*.whl; do [ -e "$f" ] && files+=("$f"); done
 mkdir -p .gpu
-tar cf - "${files[@]}" | xz -9e -T2 >.gpu/bundle.tar.xz
+# The binaries travel stripped of their host symbols and debug sections (a device call carries
+# 64 MiB at most; device code and its line info stay in the fatbins).
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+for f in "${files[@]}"; do
+  mkdir -p "$stage/$(dirname "$f")"
+  cp "$f" "$stage/$f"
+  case "$f" in *.whl) ;; *) strip --strip-unneeded "$stage/$f" ;; esac
+done
+(cd "$stage" && tar cf - "${files[@]}") | xz -9e -T2 >.gpu/bundle.tar.xz
 ls -la .gpu/bundle.tar.xz
