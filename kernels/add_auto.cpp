@@ -10,9 +10,10 @@
 // H=4097 91.4 / 89.1, 6144 95.5 / 93.5, 8192 96.1 / 93.2), and so did its 16-bit rows of
 // 64-256 threads with 3 vectors a thread and more once they took the image too (run 41, % of
 // copy against row-vector: bf16 H=2048 93.3 / 91.0, 3072 95.2 / 92.6, 4096 94.6 / 92.7, 6144
-// 95.9 / 93.6; fp16 alike; 8184, 4 vectors a thread in 256 threads, level: 89.5 / 89.8). So row-vector wherever it holds the row, chunked beyond and for
-// those shared-memory rows of one dtype (mixed dtypes are not measured on it). For small M the table measured at each M (auto_pick_by_m,
-// kernels/auto_by_m.inc) comes first: there chunked wins at small H, by up to 40% at M <= 256
+// 95.9 / 93.6; fp16 alike; 8184, 4 vectors a thread in 256 threads, level: 89.5 / 89.8). So
+// row-vector wherever it holds the row, chunked beyond and for those shared-memory rows of one
+// dtype (mixed dtypes are not measured on it). For small M the table measured at each M
+// (auto_pick_by_m, kernels/auto_by_m.inc) comes first: there chunked wins at small H, by up to 40% at M <= 256
 // (docs/perf-notes.md run 16).
 #include "kernels/launchers.h"
 

@@ -7,9 +7,9 @@
 // together take 32 KB and more go through shared memory instead (kShared: pass 1 copies them
 // there by cp.async, pass 2 reads them back), and so do rows of 16-bit x, r and w in smaller
 // blocks from 3 vectors a thread (kImageMinVectors). auto's pick past row-vector's rows and
-// for those shared-memory rows, where x, r and w share a dtype. Blocks of ~H/(4 vectors) threads, 64 to 512 (512 from 2 vectors a thread
-// for 16-bit tensors), with compile-time sizes (fixed offsets between a round's vectors, fewer
-// registers).
+// for those shared-memory rows, where x, r and w share a dtype. Blocks of ~H/(4 vectors)
+// threads, 64 to 512 (512 from 2 vectors a thread for 16-bit tensors), with compile-time
+// sizes (fixed offsets between a round's vectors, fewer registers).
 // Any H >= 1, any row strides, any base alignment of every tensor: the row peels a scalar
 // head up to x's first 16-byte boundary and a scalar tail. Rows whose r, s and y are 16-byte
 // aligned at that boundary take plain vector accesses in unrolled rounds (pass 2 unrolled
@@ -52,6 +52,11 @@ constexpr std::int64_t kImageMinVectors = 3;
 // x, r and w all 16-bit.
 inline bool narrow(DType x, DType w, DType r) {
   return dtype_size(x) == 2 && dtype_size(w) == 2 && dtype_size(r) == 2;
+}
+
+// The compile-time block size the launcher runs a row of add_chunked_threads' threads in.
+constexpr std::int64_t launched_block(std::int64_t threads) {
+  return threads <= 64 ? 64 : threads <= 128 ? 128 : threads <= 256 ? 256 : 512;
 }
 
 // Blocks of NT threads that must fit on an SM at once (launch bounds; ptxas sizes the
@@ -266,13 +271,9 @@ std::size_t add_chunked_image_bytes(DType x, DType w, DType r, std::int64_t H) {
   // x's and r's row bodies, at most.
   const auto image = static_cast<std::size_t>(row_vectors(H, dtype_size(x))) * 16 *
                      (1 + dtype_size(r) / dtype_size(x));
-  const std::int64_t threads = add_chunked_threads(x, w, r, H);
-  if (threads <= 256) {
-    // Blocks of 64-256 threads: 16-bit rows of one dtype with kImageMinVectors and more a
-    // thread of the launched block (its compile-time size, launch_add_chunked).
-    const std::int64_t nt = threads <= 64 ? 64 : threads <= 128 ? 128 : 256;
-    return narrow(x, w, r) && row_vectors(H, dtype_size(x)) >= kImageMinVectors * nt ? image : 0;
-  }
+  const std::int64_t block = launched_block(add_chunked_threads(x, w, r, H));
+  if (block <= 256)  // 16-bit x, r and w with kImageMinVectors and more a thread of the block
+    return narrow(x, w, r) && row_vectors(H, dtype_size(x)) >= kImageMinVectors * block ? image : 0;
   return image >= kSharedRowMin ? image : 0;
 }
 
@@ -285,31 +286,31 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     using R = decltype(r);
     constexpr Convention C = decltype(c)::value;
     using Y = decltype(y);
-    const std::int64_t threads = add_chunked_threads(a.xdtype, a.wdtype, a.rdtype, a.H);
+    const std::int64_t block = launched_block(add_chunked_threads(a.xdtype, a.wdtype, a.rdtype, a.H));
+    const std::size_t image = add_chunked_image_bytes(a.xdtype, a.wdtype, a.rdtype, a.H);
+    const unsigned grid = static_cast<unsigned>(a.M);
+    // Blocks of <= 256 threads: the unrolled L1 passes, or (kS) the image in shared memory.
     // As in the forward's chunked (docs/perf-notes.md): the unrolled second pass in blocks of
     // <= 256 threads, the plain one in larger blocks, where its smaller register footprint
     // keeps more blocks resident.
-    const unsigned grid = static_cast<unsigned>(a.M);
-    // Rows of the smaller blocks through shared memory (16-bit x, r and w only, so only those
-    // are built; add_chunked_image_bytes). At most 256 x 4 vectors of x and r: 32 KB, under
-    // the default limit of a block's dynamic shared memory.
-    if constexpr (sizeof(T) == 2 && sizeof(W) == 2 && sizeof(R) == 2) {
-      if (const std::size_t image = add_chunked_image_bytes(a.xdtype, a.wdtype, a.rdtype, a.H); image > 0 && threads <= 256) {
-        if (threads <= 64) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64, true>, grid, 64, image, s, a);
-        if (threads <= 128)
-          return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, true>, grid, 128, image, s, a);
-        return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, true>, grid, 256, image, s, a);
+    const auto small = [&](auto shared) -> cudaError_t {
+      constexpr bool kS = decltype(shared)::value;
+      const std::size_t smem = kS ? image : 0;
+      if (block == 64) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64, kS>, grid, 64, smem, s, a);
+      if (block == 128) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, kS>, grid, 128, smem, s, a);
+      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, kS>, grid, 256, smem, s, a);
+    };
+    if (block <= 256) {
+      // The image for these blocks is built for 16-bit x, r and w only (add_chunked_image_bytes):
+      // at most 256 x 4 vectors of x and r, 32 KB, under a block's default dynamic limit.
+      if constexpr (sizeof(T) == 2 && sizeof(W) == 2 && sizeof(R) == 2) {
+        if (image > 0) return small(std::true_type{});
       }
+      return small(std::false_type{});
     }
-    if (threads <= 64)
-      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64>, grid, 64, 0, s, a);
-    else if (threads <= 128)
-      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128>, grid, 128, 0, s, a);
-    else if (threads <= 256)
-      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256>, grid, 256, 0, s, a);
     // Rows through shared memory (add_chunked_image_bytes), as long as the image fits a
     // block's.
-    if (const std::size_t image = add_chunked_image_bytes(a.xdtype, a.wdtype, a.rdtype, a.H); image > 0) {
+    if (image > 0) {
       const auto kernel = add_chunked_kernel<T, W, R, C, Y, 512, true>;
       if (allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image)
         return launch_per_rows(kernel, grid, 512, image, s, a);
