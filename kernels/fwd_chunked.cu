@@ -40,12 +40,23 @@ constexpr std::size_t kL1RowMax = (sizeof(T) == 4 ? 32 : 64) * 1024;
 // rows whose whole image would leave room for one block an SM only: the shared part is then
 // small enough for two, which overlap one block's loads with the other's stores (a 128 KB
 // bf16 row: docs/perf-notes.md runs 21-22).
+// kPlainFirst: kPlain with the row's scalar edges normalised before the body instead of
+// after it. ptxas then keeps 16-bit rows at 32 registers where kPlain takes 39: four
+// 512-thread blocks an SM instead of three (seven of 288 threads instead of five). Taken for
+// rows of up to kPlainFirstRowMax bytes; longer rows keep kPlain, whose fourth block would
+// overflow L1 between the passes (see kPlainFirstRowMax).
 // kCluster: kShared with the row split among the blocks of a thread-block cluster (sm_90+),
 // each block holding its slice of the body's vectors in shared memory; the blocks' sums of
 // squares meet through distributed shared memory (cluster_sum, added in block-rank order:
 // every slice gets the same rrms), and block 0 of the cluster also does the row's scalar
 // head and tail. For rows too long to keep two blocks on an SM (kClusterRowMin).
-enum class Pass2 { kPlain, kUnrolled, kShared, kHybrid, kCluster };
+enum class Pass2 { kPlain, kPlainFirst, kUnrolled, kShared, kHybrid, kCluster };
+// The longest rows (bytes) that take kPlainFirst. M=16384, % of copy, kPlain -> kPlainFirst
+// (docs/perf-notes.md run 42, two rounds): bf16 H=8193 91.2 -> 94.8, 20480 (40 KB) 91.7 ->
+// 98.8, fp16 8193 91.9 -> 96.7; aligned 8192-16384 level within 0.5 (16384 100.1 -> 99.4-99.8);
+// past 40 KB it lost: 24576 (48 KB) 98.6 -> 98.1, 32768 (64 KB) 99.3 -> 93.9, where four rows
+// overflow L1 between the passes. Rows of 40-48 KB are not measured and keep kPlain.
+constexpr std::size_t kPlainFirstRowMax = 40 * 1024;
 // kHybrid: vectors a thread keeps in registers (6 measured within 2 points of 8 either way:
 // docs/perf-notes.md run 22).
 constexpr int kKeep = 8;
@@ -187,12 +198,8 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   // body's, not after the block's last body store, where they were a memory round trip in
   // the tail of every row that has edges (7 in 8 of odd H in 16-bit). bf16 M=16384, % of
   // copy: H=4097 86.7 -> 87.6, 2049 80.1 -> 80.7, fp16 4097 88.2 -> 89.2, 32771 88.3 -> 89.0
-  // (docs/perf-notes.md run 41). Not in the plain pass: there it also took ptxas from 39
-  // registers to 32, four 512-thread blocks an SM instead of three, which gained at rows of
-  // up to 32 KB (8193 91.1 -> 94.9, 16389 94.5 -> 98.2) and lost at 64 KB (H=32768 99.4 ->
-  // 94.4: four such rows overflow L1 between the passes). Which rows want which occupancy is
-  // left open; the plain pass keeps its edges last, and so does the hybrid (its registers
-  // spilled 10 bytes instead of 6 with them first).
+  // (docs/perf-notes.md run 41). kPlain keeps them last for its registers (kPlainFirst), and
+  // so does the hybrid (its registers spilled 10 bytes instead of 6 with them first).
   constexpr bool kEdgesFirst = kPass2 != Pass2::kPlain && kPass2 != Pass2::kHybrid;
   if (kEdgesFirst && edges) edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
 #pragma unroll
@@ -298,6 +305,8 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
       }
       if (fits) return launch_per_rows(kernel, rows, block, image, s, a);
     }
+    if (image <= kPlainFirstRowMax)
+      return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kPlainFirst>, rows, block, 0, s, a);
     return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kPlain>, rows, block, 0, s, a);
   });
 }
