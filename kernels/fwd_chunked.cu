@@ -42,9 +42,8 @@ constexpr std::size_t kL1RowMax = (sizeof(T) == 4 ? 32 : 64) * 1024;
 // bf16 row: docs/perf-notes.md runs 21-22).
 // kPlainFirst: kPlain with the row's scalar edges normalised before the body instead of
 // after it. ptxas then keeps 16-bit rows at 32 registers where kPlain takes 39: four
-// 512-thread blocks an SM instead of three (seven of 288 threads instead of five). Taken for
-// rows of up to kPlainFirstRowMax bytes; longer rows keep kPlain, whose fourth block would
-// overflow L1 between the passes (see kPlainFirstRowMax).
+// 512-thread blocks an SM instead of three (seven of 288 threads instead of five), for rows
+// of up to kPlainFirstRowMax bytes.
 // kCluster: kShared with the row split among the blocks of a thread-block cluster (sm_90+),
 // each block holding its slice of the body's vectors in shared memory; the blocks' sums of
 // squares meet through distributed shared memory (cluster_sum, added in block-rank order:
@@ -198,8 +197,9 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   // body's, not after the block's last body store, where they were a memory round trip in
   // the tail of every row that has edges (7 in 8 of odd H in 16-bit). bf16 M=16384, % of
   // copy: H=4097 86.7 -> 87.6, 2049 80.1 -> 80.7, fp16 4097 88.2 -> 89.2, 32771 88.3 -> 89.0
-  // (docs/perf-notes.md run 41). kPlain keeps them last for its registers (kPlainFirst), and
-  // so does the hybrid (its registers spilled 10 bytes instead of 6 with them first).
+  // (docs/perf-notes.md run 41). kPlain keeps them last (39 registers; kPlainFirst, the same
+  // pass with them first, takes 32); so does the hybrid (it spilled 10 bytes instead of 6
+  // with them first).
   constexpr bool kEdgesFirst = kPass2 != Pass2::kPlain && kPass2 != Pass2::kHybrid;
   if (kEdgesFirst && edges) edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
 #pragma unroll
@@ -264,7 +264,7 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     const std::int64_t threads = threads_for(nv);
     // Measured (docs/perf-notes.md): the unrolled second pass wins for blocks of <= 256
     // threads, the plain one for larger blocks, where its smaller register footprint fits
-    // a third 512-thread block on an SM.
+    // a third 512-thread block on an SM (a fourth with kPlainFirst, up to kPlainFirstRowMax).
     const auto rows = static_cast<unsigned>(a.M);
     const auto block = static_cast<unsigned>(threads);
     if (threads <= 256) return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, rows, block, 0, s, a);
