@@ -1,10 +1,10 @@
 // row-vector (add): the row held in registers as its fp32 sum s = x + r, read from global
 // memory exactly once. Each thread issues all its loads up front (4 vectors of x and their
-// residual vectors: 8 or 12 16-byte streaming loads in flight), forms s, stores it
+// residual vectors: 8 or 12 16-byte loads in flight), forms s, stores it
 // (residual_out, streaming) before the reduction so those stores drain during it, then writes
 // y = s * rrms * w once the row's rrms is known (w from L1: every row reads it).
 // Groups: ceil(H / kVec<x> / 4) threads a row. Up to 32 lanes: 8, 16 or 32 lanes of a warp per
-// row, several rows per 128-thread block, reduced by shuffles alone (small H). Beyond: one row
+// row, several rows per block (small_block), reduced by shuffles alone (small H). Beyond: one row
 // a block of that many threads (whole warps, up to 512), reduced through shared memory. Holds
 // H up to 16K for 16-bit x, 8K for fp32 x, whatever r's dtype: the row is held as fp32 s
 // (4 bytes a column) either way; fp32 r only adds raw vectors in flight while loading, which
@@ -25,21 +25,30 @@ namespace rb::kern {
 namespace {
 
 constexpr int kMaxThreads = 512;  // per block, one row a block
-constexpr int kSmallBlock = 128;  // threads a block of the sub-warp groups
+// Threads a block of the sub-warp groups: 128 (16 rows of 8 lanes, 8 of 16), but a warp for
+// rows of 32 lanes, whose blocks then free their slots row by row (bf16 H=1024, % of copy:
+// M=16384 89.9 -> 90.3, M=65536 -> 96.2; at 8 lanes, H=256, blocks of a warp lost 7 points at
+// M=16384: docs/perf-notes.md run 43).
+template <int G>
+constexpr int small_block() {
+  return G == 32 ? 32 : 128;
+}
 constexpr int kVpt = 4;           // vectors of x a thread
 
 // Registers a thread may use (__maxnreg__). Left to itself, ptxas's choice moves with the
 // launch bounds (54 to 96 measured for the one-row blocks of 16-bit x), and residency is what
-// this kernel lives on: at 56, 9 blocks of 128 threads share an SM (16-bit H = 4K; 8 at 64).
-// fp32 r under 16-bit x adds 8 (12 raw vectors in flight, not 8), fp32 w 16 (weight vectors
-// twice as wide in the normalize loop). The sub-warp groups get 8 more. ptxas -v: no spills
-// at these caps (48 spills for 16-bit x).
+// this kernel lives on. 64, for the groups and the one-row blocks alike: 8 blocks of 128
+// threads an SM at 16-bit H = 4K. (The one-row blocks had 56, 9 such blocks, while x and r
+// were read by streaming loads; the cap alone, 56 -> 64, measured level to -0.7 and the
+// default loads below gained 2-3 points at it: docs/perf-notes.md run 43.) fp32 r under 16-bit
+// x adds 8 (12 raw vectors in flight, not 8), fp32 w 16 (weight vectors twice as wide in the
+// normalize loop). ptxas -v: no spills at these caps (48 spills for 16-bit x at 48).
 template <class T, class W, class R, int G>
 constexpr int reg_cap() {
-  return (G ? 64 : 56) + (kResVecs<T, R> == 2 ? 8 : 0) + (sizeof(W) > sizeof(T) ? 16 : 0);
+  return 64 + (kResVecs<T, R> == 2 ? 8 : 0) + (sizeof(W) > sizeof(T) ? 16 : 0);
 }
 
-// G in {8, 16, 32}: groups of G lanes, kSmallBlock / G rows a block. G == 0: the block is the
+// G in {8, 16, 32}: groups of G lanes, small_block<G>() / G rows a block. G == 0: the block is the
 // group (one row a block, blockDim.x threads, a multiple of 32).
 template <class T, class W, class R, Convention C, class Y, int G>
 __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddArgs a, bool pdl) {
@@ -51,7 +60,7 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
   const int size = G ? G : static_cast<int>(blockDim.x);
   const int rank = static_cast<int>(threadIdx.x) % size;
   const std::int64_t row =
-      G ? static_cast<std::int64_t>(blockIdx.x) * (kSmallBlock / (G ? G : 1)) + threadIdx.x / size
+      G ? static_cast<std::int64_t>(blockIdx.x) * (small_block<G>() / (G ? G : 1)) + threadIdx.x / size
         : blockIdx.x;
   // Rows past M (sub-warp groups of the last block) ride along inactive: the shuffles take
   // the whole warp. They load nothing and store nothing.
@@ -64,7 +73,10 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
   const std::int64_t nvec = active ? (H - head) / V : 0;
   const std::int64_t body_end = head + nvec * V;
   // Rows whose r, s and y share x's 16-byte phase (every row of contiguous tensors with
-  // aligned bases and r of x's dtype) issue all their loads at once, with no per-access test.
+  // aligned bases and r of x's dtype) issue all their loads at once, with no per-access test,
+  // by default loads: against streaming (evict-first) ones, bf16 M=16384 % of copy, H=1024
+  // 88.3 -> 89.9, 2048 91.1 -> 93.2, 4096 92.9 -> 94.9, 8192 93.5 -> 96.2, 16384 92.5 -> 95.5
+  // (docs/perf-notes.md run 43; store policies and an s stored beside y lost or held level).
   // Other rows test each access and go one vector at a time: their element-wise loads of r
   // would otherwise hold a register per element and cost every row registers.
   const bool aligned = streams_aligned(io.r, io.s, io.y, head);
@@ -94,8 +106,8 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
       const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
       if (vi < nvec) {
         const std::int64_t c0 = head + vi * V;
-        xv[i] = load_stream(io.x + c0);
-        load_residual<T, R, true>(assume16<true>(io.r + c0), rv[i]);
+        xv[i] = *reinterpret_cast<const uint4*>(io.x + c0);
+        load_residual<T, R, false>(assume16<true>(io.r + c0), rv[i]);
       }
     }
     load_edges();
@@ -152,9 +164,10 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
 
 template <class T, class W, class R, Convention C, class Y, int G>
 cudaError_t launch_groups(const AddArgs& a, cudaStream_t s) {
-  constexpr std::int64_t kRows = kSmallBlock / G;
+  constexpr int kThreads = small_block<G>();
+  constexpr std::int64_t kRows = kThreads / G;
   const std::int64_t blocks = (a.M + kRows - 1) / kRows;
-  return launch_per_rows(add_row_vector_kernel<T, W, R, C, Y, G>, static_cast<unsigned>(blocks), kSmallBlock, 0, s, a);
+  return launch_per_rows(add_row_vector_kernel<T, W, R, C, Y, G>, static_cast<unsigned>(blocks), kThreads, 0, s, a);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// warp-row: a group of 4-32 lanes of one warp per row, several rows per block, the row held
+// warp-row: a group of 8-32 lanes of one warp per row, several rows per block, the row held
 // in registers (16-byte vectors, up to 8 per lane). For small H (up to 1K fp32, 2K
 // fp16/bf16), where a block per row would leave most threads idle. The reduction is warp
 // shuffles only: no shared memory, no barrier. A grid of a group per row: each group loads,
@@ -19,10 +19,12 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kMaxVpt = 8;
 
-template <class T, class W, Convention C, class Y, int G, int VPT>
+// BT threads a block (kThreads, or 128 for the 32-lane rows of 4 vectors a lane: see the
+// launcher).
+template <class T, class W, Convention C, class Y, int G, int VPT, int BT>
 __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a, bool pdl) {
   if (pdl) pdl_begin();
-  constexpr int kGroups = kThreads / G;
+  constexpr int kGroups = BT / G;
   constexpr int E = (kVec<T> - 1 + G - 1) / G;  // edge elements per lane and side
   const int rank = threadIdx.x % G;
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kGroups + threadIdx.x / G;
@@ -43,13 +45,13 @@ __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a, bool 
   epi.flush(a.amax);
 }
 
-template <class T, class W, Convention C, class Y, int G, int VPT>
+template <class T, class W, Convention C, class Y, int G, int VPT, int BT = kThreads>
 cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
-  constexpr int kRowsPerBlock = kThreads / G;
+  constexpr int kRowsPerBlock = BT / G;
   const std::int64_t blocks = (a.M + kRowsPerBlock - 1) / kRowsPerBlock;
   if (blocks > std::numeric_limits<int>::max()) return cudaErrorInvalidConfiguration;
-  return launch_per_rows(fwd_warp_row_kernel<T, W, C, Y, G, VPT>, static_cast<unsigned>(blocks), kThreads, 0,
-                         s, a);
+  return launch_per_rows(fwd_warp_row_kernel<T, W, C, Y, G, VPT, BT>, static_cast<unsigned>(blocks), BT, 0, s,
+                         a);
 }
 
 }  // namespace
@@ -68,11 +70,18 @@ cudaError_t launch_fwd_warp_row(const FwdArgs& a, cudaStream_t s) {
     constexpr Convention C = decltype(c)::value;
     using Y = decltype(y);
     const std::int64_t nv = row_vectors(a.H, sizeof(T));
-    // Smallest group that holds the row with 4 vectors per lane; 8 per lane at 32 lanes.
-    if (nv <= 4 * 4) return launch_g<T, W, C, Y, 4, 4>(a, s);
+    // Smallest group that holds the row with 4 vectors per lane; 8 per lane at 32 lanes. Rows
+    // of up to 16 vectors take 8 lanes of 2 (40 registers, 6 blocks an SM), not 4 of 4 (61, 4
+    // blocks): bf16 H=128, % of copy, M=16384 29.9 -> 33.3, M=65536 61.9 -> 65.5 (the shape of
+    // torch.compile's kernel there; more vectors a lane lost, docs/perf-notes.md runs 42-43).
+    // The 32-lane rows of 4 vectors go 4 to a 128-thread block, which frees its slot sooner
+    // than 8 to 256: bf16 H=1024 M=16384 79.6 -> 80.9, M=65536 90.3 -> 90.7 (run 43; blocks of
+    // 64 and 32 threads gained less at M=16384; at 8 vectors a lane the experiment's blocks of
+    // 128 ran at 78.5 against main's 83.8 at H=2048, so those keep 256).
+    if (nv <= 8 * 2) return launch_g<T, W, C, Y, 8, 2>(a, s);
     if (nv <= 8 * 4) return launch_g<T, W, C, Y, 8, 4>(a, s);
     if (nv <= 16 * 4) return launch_g<T, W, C, Y, 16, 4>(a, s);
-    if (nv <= 32 * 4) return launch_g<T, W, C, Y, 32, 4>(a, s);
+    if (nv <= 32 * 4) return launch_g<T, W, C, Y, 32, 4, 128>(a, s);
     if (nv <= 32 * kMaxVpt) return launch_g<T, W, C, Y, 32, kMaxVpt>(a, s);
     return cudaErrorInvalidConfiguration;
   });
