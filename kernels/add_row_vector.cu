@@ -42,7 +42,9 @@ constexpr int kVpt = 4;           // vectors of x a thread
 // were read by streaming loads; the cap alone, 56 -> 64, measured level to -0.7 and the
 // default loads below gained 2-3 points at it: docs/perf-notes.md run 43.) fp32 r under 16-bit
 // x adds 8 (12 raw vectors in flight, not 8), fp32 w 16 (weight vectors twice as wide in the
-// normalize loop). ptxas -v: no spills at these caps (48 spills for 16-bit x at 48).
+// normalize loop). ptxas -v: no spills at these caps (48 spills for 16-bit x at 48), but for
+// the sub-warp groups of 16-bit x with fp32 r since the default loads: 4-12 bytes (bf16 x,
+// fp32 r, H=1024: 78.05 -> 78.25 against the streaming loads without spills, run 43).
 template <class T, class W, class R, int G>
 constexpr int reg_cap() {
   return 64 + (kResVecs<T, R> == 2 ? 8 : 0) + (sizeof(W) > sizeof(T) ? 16 : 0);

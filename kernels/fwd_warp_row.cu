@@ -20,8 +20,8 @@ constexpr int kThreads = 256;
 constexpr int kMaxVpt = 8;
 
 // BT threads a block (kThreads, or 128 for the 32-lane rows of 4 vectors a lane: see the
-// launcher).
-template <class T, class W, Convention C, class Y, int G, int VPT, int BT>
+// launcher). kPlain: x by default loads and y by plain stores, not streaming ones (the same).
+template <class T, class W, Convention C, class Y, int G, int VPT, int BT, bool kPlain>
 __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a, bool pdl) {
   if (pdl) pdl_begin();
   constexpr int kGroups = BT / G;
@@ -34,23 +34,23 @@ __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a, bool 
   const bool active = row < a.M;
   const T* xrow = static_cast<const T*>(a.x) + (active ? row : 0) * a.x_stride;
   RowSlice<T, VPT, E> slice;
-  slice.load(xrow, a.H, rank, G, active);
+  slice.template load<kPlain>(xrow, a.H, rank, G, active);
   const float total = group_sum(slice.sumsq(rank, G), G);
   Epilogue<C, T, W, Y> epi(a.scale);
   if (active) {
     const float r = rsqrtf(total / static_cast<float>(a.H) + a.eps);
     if (a.rrms != nullptr && rank == 0) a.rrms[row] = r;
-    slice.store(epi, static_cast<const W*>(a.w), static_cast<Y*>(a.y) + row * a.y_stride, r, a.H, rank, G);
+    slice.template store<kPlain ? St::plain : St::stream>(epi, static_cast<const W*>(a.w), static_cast<Y*>(a.y) + row * a.y_stride, r, a.H, rank, G);
   }
   epi.flush(a.amax);
 }
 
-template <class T, class W, Convention C, class Y, int G, int VPT, int BT = kThreads>
+template <class T, class W, Convention C, class Y, int G, int VPT, int BT = kThreads, bool kPlain = false>
 cudaError_t launch_g(const FwdArgs& a, cudaStream_t s) {
   constexpr int kRowsPerBlock = BT / G;
   const std::int64_t blocks = (a.M + kRowsPerBlock - 1) / kRowsPerBlock;
   if (blocks > std::numeric_limits<int>::max()) return cudaErrorInvalidConfiguration;
-  return launch_per_rows(fwd_warp_row_kernel<T, W, C, Y, G, VPT, BT>, static_cast<unsigned>(blocks), BT, 0, s,
+  return launch_per_rows(fwd_warp_row_kernel<T, W, C, Y, G, VPT, BT, kPlain>, static_cast<unsigned>(blocks), BT, 0, s,
                          a);
 }
 
@@ -77,11 +77,15 @@ cudaError_t launch_fwd_warp_row(const FwdArgs& a, cudaStream_t s) {
     // The 32-lane rows of 4 vectors go 4 to a 128-thread block, which frees its slot sooner
     // than 8 to 256: bf16 H=1024 M=16384 79.6 -> 80.9, M=65536 90.3 -> 90.7 (run 43; blocks of
     // 64 and 32 threads gained less at M=16384; at 8 vectors a lane the experiment's blocks of
-    // 128 ran at 78.5 against main's 83.8 at H=2048, so those keep 256).
+    // 128 ran at 78.5 against main's 83.8 at H=2048, so those keep 256). Those 32-lane rows
+    // also read x by default loads and store y by plain stores: bf16 H=1024, % of copy, M=2048
+    // to 8192 level (28.9 -> 29.5, 48.9 -> 48.2, 64.2 -> 64.2), 16384 80.8 -> 81.8, 32768 87.7
+    // -> 91.9, 65536 90.5 -> 94.2, 131072 91.9 -> 96.2 (run 44; at 8 lanes of 2, H=128, the
+    // same lost up to 5 points at large M, so only these take it).
     if (nv <= 8 * 2) return launch_g<T, W, C, Y, 8, 2>(a, s);
     if (nv <= 8 * 4) return launch_g<T, W, C, Y, 8, 4>(a, s);
     if (nv <= 16 * 4) return launch_g<T, W, C, Y, 16, 4>(a, s);
-    if (nv <= 32 * 4) return launch_g<T, W, C, Y, 32, 4, 128>(a, s);
+    if (nv <= 32 * 4) return launch_g<T, W, C, Y, 32, 4, 128, true>(a, s);
     if (nv <= 32 * kMaxVpt) return launch_g<T, W, C, Y, 32, kMaxVpt>(a, s);
     return cudaErrorInvalidConfiguration;
   });

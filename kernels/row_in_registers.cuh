@@ -23,6 +23,8 @@ struct RowSlice {
   float edge[2 * E];  // head elements rank + e*size, then tail elements body_end + rank + e*size
   std::int64_t head, nvec, body_end;
 
+  // kDef: x by default loads, not streaming (evict-first) ones (warp-row's 32-lane rows).
+  template <bool kDef = false>
   __device__ __forceinline__ void load(const T* __restrict__ xrow, std::int64_t H, int rank, int size,
                                        bool active) {
     head = nvec = body_end = 0;
@@ -34,7 +36,12 @@ struct RowSlice {
 #pragma unroll
     for (int i = 0; i < VPT; ++i) {
       const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
-      if (vi < nvec) v[i] = load_stream(xrow + head + vi * V);
+      if (vi < nvec) {
+        if constexpr (kDef)
+          v[i] = *reinterpret_cast<const uint4*>(xrow + head + vi * V);
+        else
+          v[i] = load_stream(xrow + head + vi * V);
+      }
     }
 #pragma unroll
     for (int e = 0; e < E; ++e) {
@@ -61,7 +68,7 @@ struct RowSlice {
   }
 
   // y = the epilogue's output of x * rrms * w over this thread's part of the row.
-  template <class Epi, class W, class Y>
+  template <St kSt = St::stream, class Epi, class W, class Y>
   __device__ __forceinline__ void store(Epi& epi, const W* __restrict__ w, Y* __restrict__ yrow, float r,
                                         std::int64_t H, int rank, int size) const {
 #pragma unroll
@@ -74,7 +81,7 @@ struct RowSlice {
         load_weights<W, V>(w + c0, wf);
 #pragma unroll
         for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
-        epi.store_vec(yrow + c0, f);
+        epi.template store_vec<kSt>(yrow + c0, f);
       }
     }
 #pragma unroll
