@@ -81,11 +81,7 @@ __device__ __forceinline__ void load_residual(const R* p, uint4* out) {
   if (aligned16(p)) {
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      const uint4* q = reinterpret_cast<const uint4*>(p) + c;
-      if constexpr (kStream)
-        out[c] = load_stream(q);
-      else
-        out[c] = *q;
+      out[c] = load_once<kStream>(reinterpret_cast<const uint4*>(p) + c);
     }
   } else {
     R* e = reinterpret_cast<R*>(out);

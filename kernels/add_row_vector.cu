@@ -33,7 +33,7 @@ template <int G>
 constexpr int small_block() {
   return G == 32 ? 32 : 128;
 }
-constexpr int kVpt = 4;           // vectors of x a thread
+constexpr int kVpt = 4;  // vectors of x a thread
 
 // Registers a thread may use (__maxnreg__). Left to itself, ptxas's choice moves with the
 // launch bounds (54 to 96 measured for the one-row blocks of 16-bit x), and residency is what
@@ -108,7 +108,7 @@ __global__ void __maxnreg__((reg_cap<T, W, R, G>())) add_row_vector_kernel(AddAr
       const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
       if (vi < nvec) {
         const std::int64_t c0 = head + vi * V;
-        xv[i] = *reinterpret_cast<const uint4*>(io.x + c0);
+        xv[i] = load_once<false>(io.x + c0);
         load_residual<T, R, false>(assume16<true>(io.r + c0), rv[i]);
       }
     }

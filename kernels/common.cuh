@@ -184,6 +184,17 @@ __device__ __forceinline__ void load_weights(const W* p, float* out) {
 // reads again.
 __device__ __forceinline__ uint4 load_stream(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
 
+// One 16-byte vector read once, by a streaming load (kStream) or by the default policy, the
+// one each kernel measured better for it (add row-vector's aligned rows and warp-row's 32-lane
+// rows take the default: docs/perf-notes.md runs 43-44).
+template <bool kStream>
+__device__ __forceinline__ uint4 load_once(const void* p) {
+  if constexpr (kStream)
+    return load_stream(p);
+  else
+    return *static_cast<const uint4*>(p);
+}
+
 // A vector read twice by one block (chunked's two passes over a row, the second from L1):
 // load_keep for the first read, with L1 and L2 evict-last hints, load_last for the second,
 // evict-first in both, so the row's lines stay through the reduction and give way first once

@@ -34,13 +34,14 @@ __global__ void __launch_bounds__(kThreads) fwd_warp_row_kernel(FwdArgs a, bool 
   const bool active = row < a.M;
   const T* xrow = static_cast<const T*>(a.x) + (active ? row : 0) * a.x_stride;
   RowSlice<T, VPT, E> slice;
-  slice.template load<kPlain>(xrow, a.H, rank, G, active);
+  slice.template load<!kPlain>(xrow, a.H, rank, G, active);
   const float total = group_sum(slice.sumsq(rank, G), G);
   Epilogue<C, T, W, Y> epi(a.scale);
   if (active) {
     const float r = rsqrtf(total / static_cast<float>(a.H) + a.eps);
     if (a.rrms != nullptr && rank == 0) a.rrms[row] = r;
-    slice.template store<kPlain ? St::plain : St::stream>(epi, static_cast<const W*>(a.w), static_cast<Y*>(a.y) + row * a.y_stride, r, a.H, rank, G);
+    slice.template store<kPlain ? St::plain : St::stream>(epi, static_cast<const W*>(a.w),
+                                                          static_cast<Y*>(a.y) + row * a.y_stride, r, a.H, rank, G);
   }
   epi.flush(a.amax);
 }

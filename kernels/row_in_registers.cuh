@@ -23,8 +23,8 @@ struct RowSlice {
   float edge[2 * E];  // head elements rank + e*size, then tail elements body_end + rank + e*size
   std::int64_t head, nvec, body_end;
 
-  // kDef: x by default loads, not streaming (evict-first) ones (warp-row's 32-lane rows).
-  template <bool kDef = false>
+  // kStream: x by streaming loads, else by default ones (load_once).
+  template <bool kStream = true>
   __device__ __forceinline__ void load(const T* __restrict__ xrow, std::int64_t H, int rank, int size,
                                        bool active) {
     head = nvec = body_end = 0;
@@ -36,12 +36,7 @@ struct RowSlice {
 #pragma unroll
     for (int i = 0; i < VPT; ++i) {
       const std::int64_t vi = rank + static_cast<std::int64_t>(i) * size;
-      if (vi < nvec) {
-        if constexpr (kDef)
-          v[i] = *reinterpret_cast<const uint4*>(xrow + head + vi * V);
-        else
-          v[i] = load_stream(xrow + head + vi * V);
-      }
+      if (vi < nvec) v[i] = load_once<kStream>(xrow + head + vi * V);
     }
 #pragma unroll
     for (int e = 0; e < E; ++e) {
