@@ -351,7 +351,7 @@ cudaError_t launch_planned(const BwdArgs& a, cudaStream_t s, const WithPlan& wit
 
 // The columns a thread of a fixed-ownership kernel (row-vector, staged) owns for the whole
 // launch: NCH chunks of N = kVec<dy> columns, chunk i at column c0 + i * step (step = the
-// block's threads * N), columns [first(i), valid(i)) of them inside the row; its weights
+// block's threads * N, or a group's lanes * N), columns [first(i), valid(i)) of them inside the row; its weights
 // (raw, loaded once) and its fp32 dw partials, all in registers.
 // kShift (row-vector, rows not 16-byte aligned): the block's chunks start `shift` columns
 // before column 0, the shift that puts its rows' chunks on 16-byte boundaries (all its rows
@@ -364,10 +364,16 @@ struct OwnedColumns {
   uint4 wr[NCH][kChunkVecs<W, N>];
   float dw[NCH][N];
 
+  // The block's threads own the row: thread t its chunks from column t * N.
   __device__ __forceinline__ explicit OwnedColumns(const BwdArgs& a, int shift = 0)
+      : OwnedColumns(a, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), shift) {}
+
+  // A group of `lanes` threads owns the row (bwd row-vector's groups): lane l its chunks from
+  // column l * N, `lanes` chunks apart.
+  __device__ __forceinline__ OwnedColumns(const BwdArgs& a, int lane, int lanes, int shift)
       : H(static_cast<int>(a.H)),  // <= bwd_row_vector_max_H
-        c0(static_cast<int>(threadIdx.x) * N - (kShift ? shift : 0)),
-        step(static_cast<int>(blockDim.x) * N),
+        c0(lane * N - (kShift ? shift : 0)),
+        step(lanes * N),
         inv_H(1.f / static_cast<float>(H)) {
     const W* w = static_cast<const W*>(a.w) + c0;
 #pragma unroll

@@ -66,6 +66,10 @@
 // 55.0 / 55.9); with rows not 16-byte aligned it loses to chunked (H=65537 29.3 / 34.2), and
 // auto takes chunked there.
 //
+// Short rows (bwd_groups_kernel, below): rows of up to 2 chunks a lane in a warp whose every
+// row is 16-byte aligned take a group of 4-32 lanes each, several rows a block, summed by
+// shuffles, with no block barrier a row (docs/perf-notes.md run 45).
+//
 // Rows through a TMA ring (kTma, sm_90+; see the kernel): where every row of x, dy, dx (and
 // ds_out) starts 16-byte aligned and x's and dy's rows are whole 16-byte vectors, x and dy
 // come through a ring of 2-4 rows of shared memory a block, one bulk copy of each a row, so
@@ -276,6 +280,110 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   // column sum reads them next, from L2); or dw itself when the grid is one row block.
   if constexpr (kCl) cluster_barrier();  // no block leaves while another may read its slot
   own.write_partials(part != nullptr ? part + lo : part, b, H, dw_direct != nullptr ? static_cast<W*>(dw_direct) + lo : nullptr);
+}
+
+// ---- groups: short rows, several a block ----------------------------------------------------
+// Rows of up to kGroupChunks chunks a lane in a warp (bf16 H <= 512, fp32 <= 256) take a
+// group of kLanes threads (4, 8, 16 or 32) instead of a block: kGroupThreads / kLanes groups
+// a block, group g of block b taking rows (b + k * P) * R + g (R groups a
+// block, P blocks), each row summed by shuffles inside its group (no barrier). A row-vector
+// block would hold such a row in one warp with most lanes idle, one row at a time through a
+// block barrier (bwd bf16 M=65536 H=128: 16 KB of x and dy in flight an SM, 18.7% of copy:
+// docs/perf-notes.md run 45). Each lane owns its columns for the whole launch (OwnedColumns
+// with the group as the block), so its dw partials stay in registers; at the end the block
+// adds its groups' partials column by column in group order (shared memory, R rows of H
+// floats) into its partial row: dw stays bitwise repeatable for a given plan. A warp's groups
+// step through their rows together (the shuffles take the whole warp); a group past M loads
+// and stores nothing and adds nothing to dw.
+constexpr int kGroupThreads = 256;
+constexpr int kGroupChunks = 2;
+// Blocks an SM the registers must allow, by the registers of data a thread holds (as
+// min_blocks counts them): up to 40 without ds_out, 4 (64 registers a thread; 16-bit x, dy
+// and w, or fp32); up to 56, 3 (80: ds_out, or an fp32 w or x); else 2. ptxas -v: no spills
+// at these caps; left to itself it took 95-124 registers (two blocks an SM).
+template <class X, class G, class W, bool kDs>
+constexpr int group_min_blocks() {
+  constexpr int N = kVec<G>;
+  constexpr int data = kGroupChunks * N *
+                           ((kDs ? 2 : 1) * static_cast<int>(sizeof(X)) + static_cast<int>(sizeof(G)) +
+                            static_cast<int>(sizeof(W))) /
+                           4 +
+                       kGroupChunks * N;
+  return data <= 40 && !kDs ? 4 : data <= 56 ? 3 : 2;
+}
+
+template <class X, class G, class W, Convention C, bool kDs, int kLanes>
+__global__ void __launch_bounds__(kGroupThreads, (group_min_blocks<X, G, W, kDs>()))
+    bwd_groups_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct, int /*cols*/, int /*stages*/) {
+  pdl_begin();
+  constexpr int N = kVec<G>;
+  constexpr int NCH = kGroupChunks;
+  constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>;
+  extern __shared__ __align__(16) float group_dw[];  // R rows of H: each group's partials
+  const int H = static_cast<int>(a.H);
+  const int lane = static_cast<int>(threadIdx.x) % kLanes, group = static_cast<int>(threadIdx.x) / kLanes;
+  const int R = static_cast<int>(blockDim.x) / kLanes;
+  const int warp_group = (static_cast<int>(threadIdx.x) & ~31) / kLanes;  // the warp's first group
+  OwnedColumns<W, N, NCH> own(a, lane, kLanes, 0);
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * R;
+  for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * R + warp_group; first < a.M; first += stride) {
+    const std::int64_t row = first + (group - warp_group);
+    const bool active = row < a.M;
+    const std::int64_t rw = active ? row : 0;
+    const X* xrow = static_cast<const X*>(a.x) + rw * a.x_stride + own.c0;
+    const G* grow = static_cast<const G*>(a.dy) + rw * a.dy_stride + own.c0;
+    uint4 xr[NCH][XV], gr[NCH][GV], dsr[kDs ? NCH : 1][XV];
+#pragma unroll
+    for (int i = 0; i < NCH; ++i) {
+      const int v = active ? own.valid(i) : 0;
+      load_cols<X, N, Ld::stream>(xrow + i * own.step, 0, v, xr[i]);
+      load_cols<G, N, Ld::stream>(grow + i * own.step, 0, v, gr[i]);
+      if constexpr (kDs)
+        load_cols<X, N, Ld::stream>(static_cast<const X*>(a.ds_out) + rw * a.ds_stride + own.c0 + i * own.step, 0, v,
+                                    dsr[i]);
+    }
+    float s = 0.f;
+#pragma unroll
+    for (int i = 0; i < NCH; ++i) {
+      float xf[N], gf[N];
+      cols_to_f32<X, N>(xr[i], xf);
+      cols_to_f32<G, N>(gr[i], gf);
+      own.template add_to_S<C>(i, xf, gf, s);
+    }
+    const float S = group_sum(s, kLanes);
+    if (!active) continue;
+    const float r = a.rrms[row];
+    const float corr = r * r * r * own.inv_H * S;
+    const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < M < 2^62
+    X* dxrow = static_cast<X*>(a.dx) + row * a.dx_stride + own.c0;
+#pragma unroll
+    for (int i = 0; i < NCH; ++i) {
+      reconvert_after<XV>(xr[i], z);  // raw chunks held across the sum, not their floats
+      reconvert_after<GV>(gr[i], z);
+      reconvert_after<kChunkVecs<W, N>>(own.wr[i], z);
+      float xf[N], gf[N], d[N];
+      cols_to_f32<X, N>(xr[i], xf);
+      cols_to_f32<G, N>(gr[i], gf);
+      own.template backward<C>(i, xf, gf, r, corr, d);
+      if constexpr (kDs) {
+        float df[N];
+        cols_to_f32<X, N>(dsr[i], df);
+#pragma unroll
+        for (int k = 0; k < N; ++k) d[k] += df[k];
+      }
+      store_cols<X, N, kDxStore<X>>(dxrow + i * own.step, 0, own.valid(i), d);
+    }
+  }
+  own.write_partials(group_dw, group, H, nullptr);
+  __syncthreads();
+  for (int c = static_cast<int>(threadIdx.x); c < H; c += static_cast<int>(blockDim.x)) {
+    float t = group_dw[c];
+    for (int q = 1; q < R; ++q) t += group_dw[q * H + c];
+    if (dw_direct != nullptr)
+      static_cast<W*>(dw_direct)[c] = from_f32<W>(0.f + t);  // as the column sum rounds (write_partials)
+    else
+      part[static_cast<std::int64_t>(blockIdx.x) * H + c] = t;
+  }
 }
 
 // ---- staged: the same ownership, rows streamed through a shared-memory ring -----------------
@@ -491,6 +599,32 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   return plan;
 }
 
+// The groups' plan (bwd_groups_kernel) for rows of up to kGroupChunks chunks a lane in a
+// warp, or an empty plan: lanes a row, the least power of two from 4 that holds them;
+// blocks of kGroupThreads, fewer where M rows fill fewer groups; the
+// groups' partials in dynamic shared memory.
+template <class X, class G, class W, Convention C, bool kDs>
+Plan group_plan(const BwdArgs& a) {
+  const std::int64_t chunks = chunks_of<G>(a.H);
+  if (chunks > kGroupChunks * 32) return Plan{};
+  int lanes = 4;
+  while (lanes * kGroupChunks < chunks) lanes *= 2;
+  const std::int64_t groups = std::min<std::int64_t>(a.M, kGroupThreads / lanes);
+  Plan plan;
+  plan.kernel = lanes == 4    ? bwd_groups_kernel<X, G, W, C, kDs, 4>
+                : lanes == 8  ? bwd_groups_kernel<X, G, W, C, kDs, 8>
+                : lanes == 16 ? bwd_groups_kernel<X, G, W, C, kDs, 16>
+                              : bwd_groups_kernel<X, G, W, C, kDs, 32>;
+  plan.threads = static_cast<int>(std::max<std::int64_t>(32, (groups * lanes + 31) / 32 * 32));
+  const std::int64_t R = plan.threads / lanes;
+  plan.smem = static_cast<std::size_t>(R * a.H) * sizeof(float);
+  plan.resident = resident_blocks(plan.kernel, plan.threads, plan.smem);
+  if (plan.resident <= 0) return Plan{};
+  const std::int64_t row_blocks = (a.M + R - 1) / R;
+  plan.P = row_blocks < plan.resident ? row_blocks : plan.resident;
+  return plan;
+}
+
 // Rows longer than a block holds, on sm_90+: S = 2..kMaxClusterBlocks slices of equal width
 // (whole chunks; the last may be shorter), a cluster of S blocks a row block, each block the
 // single-block kernel's work on its slice at NCH = 4 (2 for an fp32 x with 16-bit dy, as
@@ -560,12 +694,20 @@ bool ring_rows(const BwdArgs& a) {
 // short rows (bwd bf16 M=65536 H=128 18.8 -> 14.9, H=512 75.5 -> 61.3, M=4096 H=2048 54.3 ->
 // 51.4; add-bwd M=16384 H=128 15.6 -> 12.3), though it won at M=16384 H=1024 and 2048 (67.5
 // -> 70.9, 79.2 -> 84.0).
+// Rows from kRingShortMinH to kPrefetchMinH take the ring too where the blocks get more than
+// kRingShortRows rows each on average: run 36's gains at M=16384 H=1024 and 2048 and its loss
+// at M=4096 H=2048 (about 2 rows a block) set it; run 45 measures it.
+constexpr std::int64_t kRingShortMinH = 512;
+constexpr std::int64_t kRingShortRows = 2;
+
 template <class X, class G, class W, Convention C, bool kDs, bool kAny>
 Plan choose_plan_any(const BwdArgs& a, bool ring) {
   if constexpr (!kAny) {
-    if (ring && a.H > kPrefetchMinH) {
+    const bool long_rows = a.H > kPrefetchMinH;
+    if (ring && a.H > kRingShortMinH) {
       const Plan plan = choose_nch<X, G, W, C, kDs, false, false, true>(a);
-      if (plan.kernel != nullptr && a.M > plan.resident && (!kDs || plan.cluster == 1))
+      if (plan.kernel != nullptr && a.M > (long_rows ? 1 : kRingShortRows) * plan.resident &&
+          (!kDs || plan.cluster == 1))
         return plan;
     }
   }
@@ -606,7 +748,12 @@ Plan choose_plan(const BwdArgs& a) {
   const bool aligned = rows_aligned16<X>(a.x, a.x_stride, a.M) && rows_aligned16<G>(a.dy, a.dy_stride, a.M) &&
                        rows_aligned16<X>(a.dx, a.dx_stride, a.M) &&
                        (!kDs || rows_aligned16<X>(a.ds_out, a.ds_stride, a.M));
-  if (aligned) return choose_plan_any<X, G, W, C, kDs, false>(a, ring_rows<X, G>(a));
+  if (aligned) {
+    // Short rows: groups of lanes, several rows a block (docs/perf-notes.md run 45).
+    const Plan groups = group_plan<X, G, W, C, kDs>(a);
+    if (groups.kernel != nullptr) return groups;
+    return choose_plan_any<X, G, W, C, kDs, false>(a, ring_rows<X, G>(a));
+  }
   Plan plan = choose_plan_any<X, G, W, C, kDs, true>(a, false);
   if (plan.kernel == nullptr) return choose_plan_any<X, G, W, C, kDs, false>(a, false);
   std::int64_t period = std::max({phase_period<X>(a.x_stride), phase_period<G>(a.dy_stride),

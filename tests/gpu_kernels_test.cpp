@@ -205,9 +205,13 @@ TEST(Auto, RecordsItsPickForEveryOp) {
 // dw from many launches of every backward kernel is bitwise identical, at a size where a
 // scheduling-dependent reduction would show (16384 rows over every SM's blocks). The runner
 // also compares two launches in every checked case; this test goes straight to the kernels.
-TEST(Backward, DwIsBitwiseRepeatable) {
+// At H=4096 (a row a block) and H=128 (row-vector's groups of lanes, several rows a block,
+// whose partials the block adds in group order).
+class DwRepeatable : public testing::TestWithParam<std::int64_t> {};
+
+TEST_P(DwRepeatable, Backward) {
   RB_REQUIRE_GPU();
-  const std::int64_t M = 16384, H = 4096;
+  const std::int64_t M = 16384, H = GetParam();
   std::vector<unsigned char> host(static_cast<std::size_t>(M * H) * 2);
   for (std::size_t i = 0; i < host.size(); i += 2) {
     // bf16 values in [0.5, 2) of varying sign: mantissa and sign from a simple LCG.
@@ -256,6 +260,30 @@ TEST(Backward, DwIsBitwiseRepeatable) {
         EXPECT_EQ(std::memcmp(first.data(), again.data(), first.size()), 0) << "launch " << run << " differs";
       }
     }
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Bwd, DwRepeatable, testing::Values(std::int64_t{4096}, std::int64_t{128}));
+
+// row-vector's backward gives rows of up to 64 chunks (bf16 H <= 512, fp32 <= 256) groups of
+// 4-32 lanes, several rows a block: at M=300 and 20011 a grid of many blocks whose groups
+// take several rows each, the last block's groups partly past M, and the column sum over
+// the blocks' partial rows. Every H from a row of one chunk to 64, whole and partial last
+// chunks (120, 127 strided), and 1000 (a row a block) beside them; bwd and add-bwd, 16-bit
+// and fp32 x with x's or fp32 weights.
+TEST(Backward, ShortRowsPassAtManyRows) {
+  RB_REQUIRE_GPU();
+  Sweep s = small_sweep({Op::bwd, Op::add_bwd}, {"row-vector", "auto"}, {DType::bf16, DType::f16, DType::f32},
+                        {300, 20011}, {8, 120, 127, 128, 256, 512, 1000});
+  s.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
+  s.layouts = {Layout::contiguous, Layout::strided};
+  const std::vector<Record> recs = run_sweeps({s});
+  // Every case ran: at least 2 ops x 2 kernels x (2 + 2 + 1 weight dtypes) x 2 M x 7 H x 2
+  // layouts (add-bwd adds its residual dtypes).
+  EXPECT_EQ(recs.size(), count_cases(std::vector<Sweep>{s}));
+  EXPECT_GE(recs.size(), 2u * 2u * 5u * 2u * 7u * 2u);
+  for (const Record& r : recs) {
+    EXPECT_EQ(r.status, Status::pass) << describe(r);
+    EXPECT_GE(r.rows_checked, std::min<std::int64_t>(r.M, RunConfig{}.max_check_elems / r.H)) << describe(r);
   }
 }
 
