@@ -11,6 +11,8 @@
 // and P depends only on (device, kernel configuration, M).
 #pragma once
 
+#include <algorithm>
+
 #include "kernels/common.cuh"
 #include "kernels/epilogue.cuh"
 
@@ -320,14 +322,27 @@ inline bool workspace_ok(const BwdArgs& a, std::size_t need) {
 // and returns f(plan, W{}) (W: w's dtype), or its own error without calling f. plan.P is the number of
 // row blocks of the persistent grid = partial rows of the workspace (0 when M == 0).
 
-// The workspace of a's launch: plan.P partial rows of H fp32 (0 where with_plan refuses a).
-template <class WithPlan>
-std::size_t planned_workspace_bytes(const BwdArgs& a, const WithPlan& with_plan) {
+// The workspace of a launch of a's shape: plan.P partial rows of H fp32 (0 where with_plan
+// refuses a), the most of any binding. The caller asks before it binds the tensors (null
+// pointers: the harness sizes the workspace from the problem), and the plan may turn on them:
+// the kernel for ds_out (add-bwd) where ds_out is present, and each of `with_plans`
+// (row-vector: its plan for aligned rows and its plan for shifted ones). Planning reads only
+// whether ds_out is null, so an address no one reads stands in for it.
+template <class... WithPlan>
+std::size_t planned_workspace_bytes(const BwdArgs& a, const WithPlan&... with_plans) {
+  alignas(16) static const unsigned char kPlanningOnly[16] = {};
   std::size_t bytes = 0;
-  with_plan(a, [&](const auto& plan, auto) -> cudaError_t {
-    bytes = partial_bytes(plan.P, a.H);
-    return cudaSuccess;
-  });
+  for (const bool ds : {false, true}) {
+    BwdArgs b = a;
+    if (ds != (b.ds_out != nullptr)) b.ds_out = ds ? kPlanningOnly : nullptr;
+    const auto one = [&](const auto& with_plan) {
+      with_plan(b, [&](const auto& plan, auto) -> cudaError_t {
+        bytes = std::max(bytes, partial_bytes(plan.P, b.H));
+        return cudaSuccess;
+      });
+    };
+    (one(with_plans), ...);
+  }
   return bytes;
 }
 

@@ -141,12 +141,55 @@ __device__ __forceinline__ BwdArgs column_slice(BwdArgs a, std::int64_t lo, std:
 // row's chunks into registers, and once its block_sum's barrier shows every thread has, the
 // stage takes the row `stages` rows ahead. So `stages` rows a block are in flight through
 // every barrier, where kPf keeps one (registers hold no second row).
+// A thread's share of a row's S from the raw x and dy chunks it holds (row-vector's block and
+// the groups').
+template <Convention C, class X, class G, class W, int N, int NCH, bool kShift, int XV, int GV>
+__device__ __forceinline__ float row_S_share(const OwnedColumns<W, N, NCH, kShift>& own, const uint4 (&xr)[NCH][XV],
+                                             const uint4 (&gr)[NCH][GV]) {
+  float s = 0.f;
+#pragma unroll
+  for (int i = 0; i < NCH; ++i) {
+    float xf[N], gf[N];
+    cols_to_f32<X, N>(xr[i], xf);
+    cols_to_f32<G, N>(gr[i], gf);
+    own.template add_to_S<C>(i, xf, gf, s);
+  }
+  return s;
+}
+
+// A thread's chunks of dx for `row` (from column own.c0 of dxrow), from the raw x, dy and w
+// chunks held across the row's sum, converted again after it (reconvert_after: the raw
+// chunks stay live, not their floats), plus ds_out's in add-bwd.
+template <class X, class G, Convention C, bool kDs, class W, int N, int NCH, bool kShift, int XV, int GV, int DV>
+__device__ __forceinline__ void store_dx_share(OwnedColumns<W, N, NCH, kShift>& own, uint4 (&xr)[NCH][XV],
+                                               uint4 (&gr)[NCH][GV], const uint4 (&dsr)[DV][XV], std::int64_t row,
+                                               float r, float corr, X* dxrow) {
+  const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < M < 2^62
+#pragma unroll
+  for (int i = 0; i < NCH; ++i) {
+    reconvert_after<XV>(xr[i], z);
+    reconvert_after<GV>(gr[i], z);
+    reconvert_after<kChunkVecs<W, N>>(own.wr[i], z);
+    float xf[N], gf[N], d[N];
+    cols_to_f32<X, N>(xr[i], xf);
+    cols_to_f32<G, N>(gr[i], gf);
+    own.template backward<C>(i, xf, gf, r, corr, d);
+    if constexpr (kDs) {
+      float df[N];
+      cols_to_f32<X, N>(dsr[i], df);
+#pragma unroll
+      for (int k = 0; k < N; ++k) d[k] += df[k];
+    }
+    store_cols<X, N, kDxStore<X>>(dxrow + i * own.step, own.first(i), own.valid(i), d);
+  }
+}
+
 template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny, bool kCl, bool kTma>
 __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf>()))
     bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct, int cols, int stages) {
   pdl_begin();
   constexpr int N = kVec<G>;
-  constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>, WV = kChunkVecs<W, N>;
+  constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>;
   static_assert(!(kPf && kDs), "add-bwd does not prefetch");
   static_assert(!(kTma && (kPf || kAny)), "the ring replaces the prefetch, for aligned rows");
   __shared__ float scratch[64];  // two halves: block_sum_alternating
@@ -227,15 +270,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
     }
     const float r = a.rrms[row];
 
-    float s = 0.f;
-#pragma unroll
-    for (int i = 0; i < NCH; ++i) {
-      float xf[N], gf[N];
-      cols_to_f32<X, N>(xr[i], xf);
-      cols_to_f32<G, N>(gr[i], gf);
-      own.template add_to_S<C>(i, xf, gf, s);
-    }
-    float S = block_sum_alternating(s, scratch, parity);
+    float S = block_sum_alternating(row_S_share<C, X, G>(own, xr, gr), scratch, parity);
     if constexpr (kTma) {  // every thread has its chunks of this stage: refill it
       if (threadIdx.x == 0 && row + stages * P < a.M) {
         fence_async_shared();
@@ -245,26 +280,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
     }
     if constexpr (kCl) S = cluster_sum(S, cluster_slot, parity);
     const float corr = r * r * r * own.inv_H * S;
-    const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < M < 2^62
-
-    X* dxrow = static_cast<X*>(a.dx) + row * a.dx_stride + own.c0;
-#pragma unroll
-    for (int i = 0; i < NCH; ++i) {
-      reconvert_after<XV>(xr[i], z);
-      reconvert_after<GV>(gr[i], z);
-      reconvert_after<WV>(own.wr[i], z);
-      float xf[N], gf[N], d[N];
-      cols_to_f32<X, N>(xr[i], xf);
-      cols_to_f32<G, N>(gr[i], gf);
-      own.template backward<C>(i, xf, gf, r, corr, d);
-      if constexpr (kDs) {
-        float df[N];
-        cols_to_f32<X, N>(dsr[i], df);
-#pragma unroll
-        for (int k = 0; k < N; ++k) d[k] += df[k];
-      }
-      store_cols<X, N, kDxStore<X>>(dxrow + i * own.step, own.first(i), own.valid(i), d);
-    }
+    store_dx_share<X, G, C, kDs>(own, xr, gr, dsr, row, r, corr, static_cast<X*>(a.dx) + row * a.dx_stride + own.c0);
     if constexpr (kPf) {
 #pragma unroll
       for (int i = 0; i < NCH; ++i) {
@@ -342,37 +358,11 @@ __global__ void __launch_bounds__(kGroupThreads, (group_min_blocks<X, G, W, kDs>
         load_cols<X, N, Ld::stream>(static_cast<const X*>(a.ds_out) + rw * a.ds_stride + own.c0 + i * own.step, 0, v,
                                     dsr[i]);
     }
-    float s = 0.f;
-#pragma unroll
-    for (int i = 0; i < NCH; ++i) {
-      float xf[N], gf[N];
-      cols_to_f32<X, N>(xr[i], xf);
-      cols_to_f32<G, N>(gr[i], gf);
-      own.template add_to_S<C>(i, xf, gf, s);
-    }
-    const float S = group_sum(s, kLanes);
+    const float S = group_sum(row_S_share<C, X, G>(own, xr, gr), kLanes);
     if (!active) continue;
     const float r = a.rrms[row];
     const float corr = r * r * r * own.inv_H * S;
-    const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < M < 2^62
-    X* dxrow = static_cast<X*>(a.dx) + row * a.dx_stride + own.c0;
-#pragma unroll
-    for (int i = 0; i < NCH; ++i) {
-      reconvert_after<XV>(xr[i], z);  // raw chunks held across the sum, not their floats
-      reconvert_after<GV>(gr[i], z);
-      reconvert_after<kChunkVecs<W, N>>(own.wr[i], z);
-      float xf[N], gf[N], d[N];
-      cols_to_f32<X, N>(xr[i], xf);
-      cols_to_f32<G, N>(gr[i], gf);
-      own.template backward<C>(i, xf, gf, r, corr, d);
-      if constexpr (kDs) {
-        float df[N];
-        cols_to_f32<X, N>(dsr[i], df);
-#pragma unroll
-        for (int k = 0; k < N; ++k) d[k] += df[k];
-      }
-      store_cols<X, N, kDxStore<X>>(dxrow + i * own.step, 0, own.valid(i), d);
-    }
+    store_dx_share<X, G, C, kDs>(own, xr, gr, dsr, row, r, corr, static_cast<X*>(a.dx) + row * a.dx_stride + own.c0);
   }
   own.write_partials(group_dw, group, H, nullptr);
   __syncthreads();
@@ -603,10 +593,15 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
 // warp, or an empty plan: lanes a row, the least power of two from 4 that holds them;
 // blocks of kGroupThreads, fewer where M rows fill fewer groups; the
 // groups' partials in dynamic shared memory.
+// From kGroupMinRows rows: run 45 measured decode (M=1, graph replay) 0.45-0.6 us slower in
+// the groups than in a row-vector block (bf16 H=128 2.15 -> 2.60 us, H=512 1.74 -> 2.33) and
+// M=4 faster (3.27 -> 2.20, 2.97 -> 2.23); M=2 and 3 stay with the block, unmeasured.
+constexpr std::int64_t kGroupMinRows = 4;
+
 template <class X, class G, class W, Convention C, bool kDs>
 Plan group_plan(const BwdArgs& a) {
   const std::int64_t chunks = chunks_of<G>(a.H);
-  if (chunks > kGroupChunks * 32) return Plan{};
+  if (a.M < kGroupMinRows || chunks > kGroupChunks * 32) return Plan{};
   int lanes = 4;
   while (lanes * kGroupChunks < chunks) lanes *= 2;
   const std::int64_t groups = std::min<std::int64_t>(a.M, kGroupThreads / lanes);
@@ -743,11 +738,15 @@ std::int64_t phase_period(std::int64_t stride) {
 // period (powers of two: the largest), so each block's rows share their phases. Where the
 // shift leaves no plan (a row of 16-bit H > 16376 needs one chunk more than 512 threads x 4
 // hold), the unshifted kernel runs: correct at any phase, element by element.
+// `aligned`: every row of x, dy, dx and ds_out starts 16-byte aligned (rows_aligned).
+template <class X, class G, bool kDs>
+bool rows_aligned(const BwdArgs& a) {
+  return rows_aligned16<X>(a.x, a.x_stride, a.M) && rows_aligned16<G>(a.dy, a.dy_stride, a.M) &&
+         rows_aligned16<X>(a.dx, a.dx_stride, a.M) && (!kDs || rows_aligned16<X>(a.ds_out, a.ds_stride, a.M));
+}
+
 template <class X, class G, class W, Convention C, bool kDs>
-Plan choose_plan(const BwdArgs& a) {
-  const bool aligned = rows_aligned16<X>(a.x, a.x_stride, a.M) && rows_aligned16<G>(a.dy, a.dy_stride, a.M) &&
-                       rows_aligned16<X>(a.dx, a.dx_stride, a.M) &&
-                       (!kDs || rows_aligned16<X>(a.ds_out, a.ds_stride, a.M));
+Plan choose_plan(const BwdArgs& a, bool aligned) {
   if (aligned) {
     // Short rows: groups of lanes, several rows a block (docs/perf-notes.md run 45).
     const Plan groups = group_plan<X, G, W, C, kDs>(a);
@@ -816,8 +815,10 @@ StagedPlan choose_staged_plan(const BwdArgs& a) {
 }
 
 // Calls f(plan, W{}) with the configuration for a's dtypes and H (a function object, for the
-// host helpers of bwd_common.cuh); with_staged_plan the same for staged.
-template <bool kStaged>
+// host helpers of bwd_common.cuh); with_staged_plan the same for staged. kShifted: the plan
+// row-vector makes where some row is not 16-byte aligned, whatever a's pointers (for the
+// workspace size, asked before tensors are bound).
+template <bool kStaged, bool kShifted = false>
 struct WithPlan {
   template <class F>
   cudaError_t operator()(const BwdArgs& a, F&& f) const {
@@ -834,8 +835,8 @@ struct WithPlan {
         if (plan.kernel == nullptr) return cudaErrorInvalidConfiguration;
         return f(plan, W{});
       } else {
-        const Plan plan =
-            a.ds_out != nullptr ? choose_plan<X, G, W, C, true>(a) : choose_plan<X, G, W, C, false>(a);
+        const Plan plan = a.ds_out != nullptr ? choose_plan<X, G, W, C, true>(a, !kShifted && rows_aligned<X, G, true>(a))
+                                              : choose_plan<X, G, W, C, false>(a, !kShifted && rows_aligned<X, G, false>(a));
         if (plan.kernel == nullptr) return cudaErrorInvalidConfiguration;
         return f(plan, W{});
       }
@@ -863,7 +864,12 @@ std::int64_t bwd_row_vector_max_H(DType x) {
   return bwd_row_vector_block_H(x) * (cl ? kMaxClusterBlocks : 1);
 }
 
-std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) { return planned_workspace_bytes(a, with_plan); }
+// Asked before the tensors are bound (null pointers read as aligned rows), and where rows are
+// not 16-byte aligned the shifted plan may take more partial rows than the aligned one (a row
+// a block at M=300 H=128, where the groups take 32 rows a block): both.
+std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) {
+  return planned_workspace_bytes(a, with_plan, WithPlan<false, true>{});
+}
 
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s) {
   return launch_planned(a, s, with_plan, [&](const Plan& plan, float* part, void* dw_direct) {

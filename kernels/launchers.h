@@ -77,7 +77,9 @@ cudaError_t launch_add_mutant(AddBug bug, const AddArgs& a, cudaStream_t s);
 
 // ---- bwd and add-bwd (BwdArgs) ------------------------------------------------------------
 // Each launcher has a workspace size (bytes of fp32 scratch the caller allocates and passes
-// in BwdArgs::workspace; 0 = none). A launch is all of the op's kernels (dx and partials,
+// in BwdArgs::workspace; 0 = none), for the shape, strides and dtypes alone: the caller may
+// ask with null pointers, and the size holds at any binding (aligned rows or not, ds_out or
+// not). A launch is all of the op's kernels (dx and partials,
 // then the column reduction of dw), on stream s. M == 0 writes dw = 0.
 cudaError_t launch_bwd_naive(const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_naive_workspace_bytes(const BwdArgs& a);

@@ -269,18 +269,25 @@ INSTANTIATE_TEST_SUITE_P(Bwd, DwRepeatable, testing::Values(std::int64_t{4096}, 
 // take several rows each, the last block's groups partly past M, and the column sum over
 // the blocks' partial rows. Every H from a row of one chunk to 64, whole and partial last
 // chunks (120, 127 strided), and 1000 (a row a block) beside them; bwd and add-bwd, 16-bit
-// and fp32 x with x's or fp32 weights.
+// and fp32 x with x's or fp32 weights. Then rows one element off (misaligned) at M=4 (the
+// fewest rows the groups take) and 300: the shifted kernel, a row a block, runs them, on a
+// workspace the harness sized before it bound the tensors (run 45's first binary sized it
+// for the groups' fewer partial rows and failed its launch there).
 TEST(Backward, ShortRowsPassAtManyRows) {
   RB_REQUIRE_GPU();
   Sweep s = small_sweep({Op::bwd, Op::add_bwd}, {"row-vector", "auto"}, {DType::bf16, DType::f16, DType::f32},
                         {300, 20011}, {8, 120, 127, 128, 256, 512, 1000});
   s.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
   s.layouts = {Layout::contiguous, Layout::strided};
-  const std::vector<Record> recs = run_sweeps({s});
-  // Every case ran: at least 2 ops x 2 kernels x (2 + 2 + 1 weight dtypes) x 2 M x 7 H x 2
-  // layouts (add-bwd adds its residual dtypes).
-  EXPECT_EQ(recs.size(), count_cases(std::vector<Sweep>{s}));
-  EXPECT_GE(recs.size(), 2u * 2u * 5u * 2u * 7u * 2u);
+  Sweep off = s;
+  off.Ms = {4, 300};
+  off.layouts = {Layout::misaligned};
+  const std::vector<Sweep> sweeps{s, off};
+  const std::vector<Record> recs = run_sweeps(sweeps);
+  // Every case ran: at least 2 ops x 2 kernels x (2 + 2 + 1 weight dtypes) x 7 H x (2 M x 2
+  // layouts + 2 M misaligned) (add-bwd adds its residual dtypes).
+  EXPECT_EQ(recs.size(), count_cases(sweeps));
+  EXPECT_GE(recs.size(), 2u * 2u * 5u * 7u * 6u);
   for (const Record& r : recs) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
     EXPECT_GE(r.rows_checked, std::min<std::int64_t>(r.M, RunConfig{}.max_check_elems / r.H)) << describe(r);
