@@ -620,17 +620,23 @@ Plan group_plan(const BwdArgs& a) {
   return plan;
 }
 
+// The chunks a thread of a cluster's block takes: 4, or 2 for an fp32 x with 16-bit dy (as
+// choose_nch).
+template <class X, class G>
+constexpr int kClusterNch = sizeof(X) == 4 && sizeof(G) == 2 ? 2 : 4;
+
 // Rows longer than a block holds, on sm_90+: S = 2..kMaxClusterBlocks slices of equal width
 // (whole chunks; the last may be shorter), a cluster of S blocks a row block, each block the
-// single-block kernel's work on its slice at NCH = 4 (2 for an fp32 x with 16-bit dy, as
-// choose_nch) and 512 threads or fewer. kAny leaves N - 1 columns a block for the shift. An
-// empty plan where S would pass kMaxClusterBlocks or the device runs no such cluster.
+// single-block kernel's work on its slice at NCH = kClusterNch and 512 threads or fewer.
+// kAny leaves N - 1 columns a block for the shift. `cap`: a slice's columns at most, one
+// block's row by default (spread_plan asks for narrower ones). An empty plan where S would
+// pass kMaxClusterBlocks or the device runs no such cluster.
 template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny, bool kTma>
-Plan cluster_plan(const BwdArgs& a) {
+Plan cluster_plan(const BwdArgs& a, std::int64_t cap = 0) {
   constexpr int N = kVec<G>;
-  constexpr int NCH = sizeof(X) == 4 && sizeof(G) == 2 ? 2 : 4;
+  constexpr int NCH = kClusterNch<X, G>;
   const std::int64_t room = kAny ? N - 1 : 0;
-  const std::int64_t cap = (bwd_row_vector_block_H(a.xdtype) - room) / N * N;  // a slice's columns, at most
+  if (cap == 0) cap = (bwd_row_vector_block_H(a.xdtype) - room) / N * N;
   const std::int64_t S = (a.H + cap - 1) / cap;
   if (S < 2 || S > kMaxClusterBlocks) return Plan{};
   const std::int64_t cols = ((a.H + S - 1) / S + N - 1) / N * N;
@@ -648,6 +654,24 @@ Plan cluster_plan(const BwdArgs& a) {
   plan.cols = static_cast<int>(cols);
   plan.P = a.M < plan.resident ? a.M : plan.resident;
   return plan;
+}
+
+// A few rows (decode): one block on one SM a row moves about 20-25 GB/s (bwd bf16 M=1 H=16384
+// 8.4 us of graph replay, docs/perf-notes.md run 46), so where the rows' slices fit the SMs a
+// block each (M x S <= SMs), each row is a cluster of S = 2..kMaxClusterBlocks blocks, slices
+// of at least a warp's columns (32 threads x kClusterNch chunks). An empty plan elsewhere.
+template <class X, class G, class W, Convention C, bool kDs, bool kAny>
+Plan spread_plan(const BwdArgs& a) {
+  constexpr std::int64_t N = kVec<G>, kWarpCols = 32 * kClusterNch<X, G> * N;
+  const std::int64_t room = kAny ? N - 1 : 0;
+  const std::int64_t S = std::min<std::int64_t>((a.H + kWarpCols - 1) / kWarpCols, kMaxClusterBlocks);
+  const int sms = sm_count();
+  if (S < 2 || a.M < 1 || a.M * S > sms) return Plan{};
+  // The narrowest whole-chunk slice that splits the row in S, and room for kAny's shift.
+  const std::int64_t cap = ((a.H + S - 1) / S + N - 1) / N * N;
+  if (cap + room > bwd_row_vector_block_H(a.xdtype)) return Plan{};
+  const Plan plan = cluster_plan<X, G, W, C, kDs, false, kAny, false>(a, cap);
+  return plan.kernel != nullptr && a.M * static_cast<std::int64_t>(plan.cluster) <= sms ? plan : Plan{};
 }
 
 // 2 or 4 chunks a thread: whichever keeps more rows in flight per SM (the register count
@@ -697,6 +721,10 @@ constexpr std::int64_t kRingShortRows = 2;
 
 template <class X, class G, class W, Convention C, bool kDs, bool kAny>
 Plan choose_plan_any(const BwdArgs& a, bool ring) {
+  {
+    const Plan spread = spread_plan<X, G, W, C, kDs, kAny>(a);
+    if (spread.kernel != nullptr) return spread;
+  }
   if constexpr (!kAny) {
     const bool long_rows = a.H > kPrefetchMinH;
     if (ring && a.H > kRingShortMinH) {
