@@ -664,13 +664,15 @@ Plan cluster_plan(const BwdArgs& a, std::int64_t cap = 0) {
 // about 3 us at M=1 (2.8-3.0 fp32, 3.3-4.0 16-bit, run 46): it won from 8192 columns (bwd M=1
 // bf16 H=8192 4.85 -> 3.72 us, 16384 8.39 -> 3.77; fp32 4.45 -> 2.97, 5.97 -> 3.15; M=16
 // bf16 H=16384 8.80 -> 7.70) and lost below (bf16 H=2048 2.47 -> 3.26, 4096 3.24 -> 3.52,
-// 4097 3.19 -> 4.28; fp32 H=1024 1.38 -> 2.74; M=16-64 H=2048-4096 by 0.9-1.9).
-constexpr std::int64_t kSpreadMinH = 8192;
+// 4097 3.19 -> 4.28; fp32 H=1024 1.38 -> 2.74; M=16-64 H=2048-4096 by 0.9-1.9). Past one row
+// it takes kSpreadRowsMinH: at M=16 it won at H=16384 (bf16 8.80 -> 7.72, fp32 7.12 -> 6.70,
+// add-bwd alike) and not at 8192 (bf16 6.62 -> 6.70, fp32 4.69 -> 5.77; M=2-15 untimed).
+constexpr std::int64_t kSpreadMinH = 8192, kSpreadRowsMinH = 16384;
 
 template <class X, class G, class W, Convention C, bool kDs, bool kAny>
 Plan spread_plan(const BwdArgs& a) {
   constexpr std::int64_t N = kVec<G>, kWarpCols = 32 * kClusterNch<X, G> * N;
-  if (a.H < kSpreadMinH) return Plan{};
+  if (a.H < (a.M > 1 ? kSpreadRowsMinH : kSpreadMinH)) return Plan{};
   const std::int64_t room = kAny ? N - 1 : 0;
   const std::int64_t S = std::min<std::int64_t>((a.H + kWarpCols - 1) / kWarpCols, kMaxClusterBlocks);
   const int sms = sm_count();

@@ -294,13 +294,13 @@ TEST(Backward, ShortRowsPassAtManyRows) {
   }
 }
 
-// A few rows spread over clusters (row-vector's spread_plan: rows of 8192 columns or more,
-// M x S blocks up to the SMs, slices of at least a warp's columns): decode (M=1, the cluster
-// writes dw itself), M=3, 16 (8 slices: the most rows that fit 132 SMs) and 17 (one past: a
-// block a row on an H200); whole and odd rows (12289: slices rounded to whole chunks; 16392
-// past one fp32 block's row), 16-bit and fp32 x, x's and fp32 weights, an fp32 residual in
-// add-bwd (fp32 x with 16-bit dy: 2 chunks a thread), rows aligned, strided and one element
-// off (the shifted cluster kernel).
+// A few rows spread over clusters (row-vector's spread_plan: rows of 8192 columns or more at
+// M=1, 16384 past it, M x S blocks up to the SMs, slices of at least a warp's columns): decode
+// (M=1, the cluster writes dw itself), M=3, 16 (8 slices: the most rows that fit 132 SMs)
+// and 17 (one past: a block a row on an H200); whole and odd rows (12289: slices rounded to
+// whole chunks; 16392 past one fp32 block's row), 16-bit and fp32 x, x's and fp32 weights,
+// an fp32 residual in add-bwd (fp32 x with 16-bit dy: 2 chunks a thread), rows aligned,
+// strided and one element off (the shifted cluster kernel).
 TEST(Backward, FewRowsSpreadOverClusters) {
   RB_REQUIRE_GPU();
   Sweep s = small_sweep({Op::bwd, Op::add_bwd}, {"row-vector", "auto"}, {DType::bf16, DType::f16, DType::f32},
