@@ -94,19 +94,24 @@ namespace {
 constexpr int kMaxThreads = 512;
 constexpr int kMaxStages = 4;  // kTma's ring: rows a block has in flight, at most
 
-// Registers of data a thread holds (x, dy, ds_out raw, w raw, dw fp32). Up to 40, the
-// kernel fits 64 registers (2 blocks of 512 threads) without spills; past that it spills
-// at 64, so it is left up to 128 (ptxas -v).
+// The registers of data a thread of NCH chunks holds: its raw x, dy, w (and ds_out) chunks
+// and its fp32 dw partials.
+template <class X, class G, class W, int NCH, bool kDs>
+constexpr int data_registers() {
+  constexpr int N = kVec<G>;
+  return NCH * N *
+             ((kDs ? 2 : 1) * static_cast<int>(sizeof(X)) + static_cast<int>(sizeof(G)) +
+              static_cast<int>(sizeof(W))) /
+             4 +
+         NCH * N;
+}
+
+// Up to 40 registers of data, the kernel fits 64 registers (2 blocks of 512 threads) without
+// spills; past that it spills at 64, so it is left up to 128 (ptxas -v).
 template <class X, class G, class W, int NCH, bool kDs, bool kPf>
 constexpr int min_blocks() {
   if (kPf) return 1;  // two rows' x and dy: left to ptxas up to 128 registers
-  constexpr int N = kVec<G>;
-  constexpr int data = NCH * N *
-                           ((kDs ? 2 : 1) * static_cast<int>(sizeof(X)) + static_cast<int>(sizeof(G)) +
-                            static_cast<int>(sizeof(W))) /
-                           4 +
-                       NCH * N;
-  return data <= 40 ? 2 : 1;
+  return data_registers<X, G, W, NCH, kDs>() <= 40 ? 2 : 1;
 }
 
 // Rows from which the backward (not add-bwd) prefetches the next row (kPf): measured at 2048
@@ -313,18 +318,13 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
 // and stores nothing and adds nothing to dw.
 constexpr int kGroupThreads = 256;
 constexpr int kGroupChunks = 2;
-// Blocks an SM the registers must allow, by the registers of data a thread holds (as
-// min_blocks counts them): up to 40 without ds_out, 4 (64 registers a thread; 16-bit x, dy
+// Blocks an SM the registers must allow, by the registers of data a thread holds
+// (data_registers): up to 40 without ds_out, 4 (64 registers a thread; 16-bit x, dy
 // and w, or fp32); up to 56, 3 (80: ds_out, or an fp32 w or x); else 2. ptxas -v: no spills
 // at these caps; left to itself it took 95-124 registers (two blocks an SM).
 template <class X, class G, class W, bool kDs>
 constexpr int group_min_blocks() {
-  constexpr int N = kVec<G>;
-  constexpr int data = kGroupChunks * N *
-                           ((kDs ? 2 : 1) * static_cast<int>(sizeof(X)) + static_cast<int>(sizeof(G)) +
-                            static_cast<int>(sizeof(W))) /
-                           4 +
-                       kGroupChunks * N;
+  constexpr int data = data_registers<X, G, W, kGroupChunks, kDs>();
   return data <= 40 && !kDs ? 4 : data <= 56 ? 3 : 2;
 }
 
