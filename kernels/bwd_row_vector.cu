@@ -65,6 +65,9 @@
 // barrier a row is what it costs (one block an SM or two, at half-width slices, ran the same:
 // 55.0 / 55.9); with rows not 16-byte aligned it loses to chunked (H=65537 29.3 / 34.2), and
 // auto takes chunked there.
+// A few rows (spread_plan): where M rows of S = 2-8 slices fit the SMs a block each, rows of
+// 8192 columns or more at M=1 (16384 past one row) run as clusters too, since one block moves
+// a row at about 20-25 GB/s: bwd bf16 M=1 H=16384 8.40 -> 3.87 µs of graph replay (run 46).
 //
 // Short rows (bwd_groups_kernel, below): rows of up to 2 chunks a lane in a warp whose every
 // row is 16-byte aligned take a group of 4-32 lanes each, several rows a block, summed by
@@ -76,7 +79,9 @@
 // 2-4 rows a block are in flight through every barrier (kPf: one). It replaced the prefetch
 // (and the plain loads) past 2048 columns wherever a block gets a second row: bwd bf16
 // M=16384 H=8192 85.2 -> 91.4% of copy, H=16384 87.6 -> 97.1, M=1024 H=65536 (clusters) 54.8
-// -> 57.4 (run 36, choose_plan_any); add-bwd takes it within one block's row only.
+// -> 57.4 (run 36, choose_plan_any); from 513 columns where a block gets more than two rows:
+// M=16384 H=1024 67.6 -> 70.4, 2048 78.9 -> 83.9 (run 45). add-bwd takes it within one
+// block's row only.
 //
 // Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
 // zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
