@@ -327,7 +327,8 @@ inline bool workspace_ok(const BwdArgs& a, std::size_t need) {
 // pointers: the harness sizes the workspace from the problem), and the plan may turn on them:
 // the kernel for ds_out (add-bwd) where ds_out is present, and each of `with_plans`
 // (row-vector: its plan for aligned rows and its plan for shifted ones). Planning reads only
-// whether ds_out is null, so an address no one reads stands in for it.
+// whether ds_out is null and whether its rows are 16-byte aligned (the shifted plans stand
+// for rows that are not), so a 16-byte-aligned address no one reads stands in for it.
 template <class... WithPlan>
 std::size_t planned_workspace_bytes(const BwdArgs& a, const WithPlan&... with_plans) {
   alignas(16) static const unsigned char kPlanningOnly[16] = {};

@@ -678,15 +678,11 @@ template <class X, class G, class W, Convention C, bool kDs, bool kAny>
 Plan spread_plan(const BwdArgs& a) {
   constexpr std::int64_t N = kVec<G>, kWarpCols = 32 * kClusterNch<X, G> * N;
   if (a.H < (a.M > 1 ? kSpreadRowsMinH : kSpreadMinH)) return Plan{};
-  const std::int64_t room = kAny ? N - 1 : 0;
   const std::int64_t S = std::min<std::int64_t>((a.H + kWarpCols - 1) / kWarpCols, kMaxClusterBlocks);
-  const int sms = sm_count();
-  if (S < 2 || a.M < 1 || a.M * S > sms) return Plan{};
-  // The narrowest whole-chunk slice that splits the row in S, and room for kAny's shift.
-  const std::int64_t cap = ((a.H + S - 1) / S + N - 1) / N * N;
-  if (cap + room > bwd_row_vector_block_H(a.xdtype)) return Plan{};
-  const Plan plan = cluster_plan<X, G, W, C, kDs, false, kAny, false>(a, cap);
-  return plan.kernel != nullptr && a.M * static_cast<std::int64_t>(plan.cluster) <= sms ? plan : Plan{};
+  if (S < 2 || a.M < 1 || a.M * S > sm_count()) return Plan{};
+  // The narrowest whole-chunk slice that splits the row in S (cluster_plan then takes S or
+  // fewer slices, and refuses one that with kAny's shift passes a block's threads).
+  return cluster_plan<X, G, W, C, kDs, false, kAny, false>(a, ((a.H + S - 1) / S + N - 1) / N * N);
 }
 
 // 2 or 4 chunks a thread: whichever keeps more rows in flight per SM (the register count
