@@ -441,16 +441,20 @@ struct OwnedColumns {
   // The partials, as row p_row of the workspace (rows of ld floats, this block's columns from
   // part's column 0); or, with dw_direct (the launch has one row block, so its partial is the
   // column sum), as dw itself: rounded to W exactly as the column sum rounds its total
-  // (0 + partial, so -0 becomes +0 there too): the same bits either way.
+  // (0 + partial, so -0 becomes +0 there too): the same bits either way. dw by store_cols:
+  // 16-byte vectors where the chunk is whole and aligned. Element by element (8 x NCH 2-byte
+  // stores a thread in 16-bit) the decode backward ran slower, graph replay M=1 bf16 H=2048
+  // 2.52 -> 1.97 us, 4096 3.25 -> 1.96-2.15, fp32 4096 2.93 -> 1.97, bf16 x with fp32 w 5.11
+  // -> 3.00 (docs/perf-notes.md run 47).
   __device__ __forceinline__ void write_partials(float* part, std::int64_t p_row, std::int64_t ld,
                                                  W* dw_direct) const {
     if (dw_direct != nullptr) {
 #pragma unroll
       for (int i = 0; i < NCH; ++i) {
-        const int f = first(i), v = valid(i);
+        float t[N];
 #pragma unroll
-        for (int k = 0; k < N; ++k)
-          if (k >= f && k < v) dw_direct[c0 + i * step + k] = from_f32<W>(0.f + dw[i][k]);
+        for (int k = 0; k < N; ++k) t[k] = 0.f + dw[i][k];  // a -0 sum stores +0, as the column sum's
+        store_cols<W, N, St::plain>(dw_direct + c0 + i * step, first(i), valid(i), t);
       }
       return;
     }
