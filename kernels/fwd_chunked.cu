@@ -49,7 +49,14 @@ constexpr std::size_t kL1RowMax = (sizeof(T) == 4 ? 32 : 64) * 1024;
 // squares meet through distributed shared memory (cluster_sum, added in block-rank order:
 // every slice gets the same rrms), and block 0 of the cluster also does the row's scalar
 // head and tail. For rows too long to keep two blocks on an SM (kClusterRowMin).
-enum class Pass2 { kPlain, kPlainFirst, kUnrolled, kShared, kHybrid, kCluster };
+// kDecode: for launches of one wave (M <= SMs) whose row fits one round of kUnroll vectors a
+// thread: x's vectors and w's are loaded together before the sum and held across it, w made
+// an operand of the sum (a zero the compiler cannot see ANDed with its bits) so that ptxas
+// keeps its loads there instead of sinking them after the barrier to their use; the second
+// pass then reads nothing. Graph replay, kUnrolled -> kDecode (docs/perf-notes.md run 49): bf16
+// M=1 H=1024 1.59 -> 1.16 us, 4096 1.85 -> 1.51, 8192 2.02 -> 1.71, M=128 H=4096 2.21 -> 1.87;
+// fp32 H=4096 1.86 -> 1.54.
+enum class Pass2 { kPlain, kPlainFirst, kUnrolled, kShared, kHybrid, kCluster, kDecode };
 // The longest rows (bytes) that take kPlainFirst. M=16384, % of copy, kPlain -> kPlainFirst
 // (docs/perf-notes.md run 42, two rounds): bf16 H=8193 91.2 -> 94.8, 20480 (40 KB) 91.7 ->
 // 98.8, fp16 8193 91.9 -> 96.7; aligned 8192-16384 level within 0.5 (16384 100.1 -> 99.4-99.8);
@@ -146,7 +153,31 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
       for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
     }
   }
-  for (std::int64_t base = threadIdx.x; !kImaged && base < nvec;
+  constexpr bool kDecode = kPass2 == Pass2::kDecode;
+  uint4 xk[kDecode ? kUnroll : 1];
+  alignas(16) W wk[kDecode ? kUnroll : 1][V];
+  if constexpr (kDecode) {
+    const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < 2^62
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(u) * nthreads;
+      if (i < nvec) {
+        xk[u] = xv[i];
+        load_weights_raw_any<W, V>(w + head + i * V, w, w + H, wk[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (threadIdx.x + static_cast<std::int64_t>(u) * nthreads < nvec) {
+        float f[V];
+        unpack<T>(xk[u], f);
+#pragma unroll
+        for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+        sumsq += __uint_as_float(*reinterpret_cast<const unsigned*>(wk[u]) & z);  // + 0: w's loads stay here
+      }
+    }
+  }
+  for (std::int64_t base = threadIdx.x; !kImaged && !kDecode && base < nvec;
        base += static_cast<std::int64_t>(kUnroll) * nthreads) {
     uint4 v[kUnroll];
 #pragma unroll
@@ -207,7 +238,20 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
     const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(j) * nthreads;
     if (i < nvec) put(i, keep[j]);
   }
-  if (!unrolled) {
+  if constexpr (kDecode) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(u) * nthreads;
+      if (i < nvec) {
+        float f[V];
+        unpack<T>(xk[u], f);
+#pragma unroll
+        for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, to_f32(wk[u][k]));
+        epi.store_vec(y + head + i * V, f);
+      }
+    }
+  }
+  if (!unrolled && !kDecode) {
     for (std::int64_t i = v_lo + threadIdx.x + kept; i < v_hi; i += nthreads)
       put(i, kImaged ? row_image[i - v_lo - kept] : load_last(xv + i));
   }
@@ -267,7 +311,11 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // a third 512-thread block on an SM (a fourth with kPlainFirst, up to kPlainFirstRowMax).
     const auto rows = static_cast<unsigned>(a.M);
     const auto block = static_cast<unsigned>(threads);
-    if (threads <= 256) return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, rows, block, 0, s, a);
+    if (threads <= 256) {
+      if (a.M <= sm_count() && nv <= kUnroll * threads)
+        return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kDecode>, rows, block, 0, s, a);
+      return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, rows, block, 0, s, a);
+    }
     // Rows longer than kL1RowMax go through shared memory, as long as the row fits a
     // block's: docs/perf-notes.md runs 18-19 and 31.
     const std::size_t image = static_cast<std::size_t>(nv) * 16;
