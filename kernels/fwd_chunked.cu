@@ -8,6 +8,8 @@
 // second reads it back (docs/perf-notes.md runs 18 and 31). Rows whose image fits one block
 // an SM at most (bf16 past ~57K) keep a part in registers so that two fit, while the rows are
 // few (run 22: bf16 M=1024 H=65536 67 -> 78%). Blocks of ~H/(4 vectors) threads, 64 to 512.
+// A decode launch (one wave) whose row fits one round of 4 vectors a thread holds x and w in
+// registers across the sum instead (kDecode, run 49): one memory round trip a row, not two.
 // On the H200 this L1
 // re-read beats holding the row in registers (row-vector) for fp16/bf16 from H=2K up and
 // for most fp32 H from 1K (docs/perf-notes.md): it holds fewer registers, so more rows
