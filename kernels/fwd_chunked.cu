@@ -82,6 +82,15 @@ constexpr std::int64_t kHybridRowsPerSm = 16;
 // and at fp32 H=32768 M=16384 (128 KB) it measured 86.1 against 87.3.
 constexpr std::int64_t kClusterRowMin = 128 * 1024;
 constexpr std::int64_t kClusterSlice = 64 * 1024;
+// sumsq += the squares of one 16-byte vector of T, element by element in order.
+template <class T>
+__device__ __forceinline__ void add_squares(const uint4& v, float& sumsq) {
+  float f[kVec<T>];
+  unpack<T>(v, f);
+#pragma unroll
+  for (int k = 0; k < kVec<T>; ++k) sumsq += f[k] * f[k];
+}
+
 // Minimum blocks an SM for __launch_bounds__: 2 for kHybrid (64 registers), else 0, which
 // asks for no minimum. An explicit 1 is not the same: ptxas then took 48 registers where it
 // takes 32 (bf16 plain pass; 77 for 61 unrolled), and bf16 M=16384 fell from 93.7 to 88.9% of
@@ -140,14 +149,11 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
     cp_async_commit();
 #pragma unroll
     for (int j = 0; j < kRegs; ++j) {
-      if (threadIdx.x + static_cast<std::int64_t>(j) * nthreads < nvec) {
-        float f[V];
-        unpack<T>(keep[j], f);
-#pragma unroll
-        for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
-      }
+      if (threadIdx.x + static_cast<std::int64_t>(j) * nthreads < nvec) add_squares<T>(keep[j], sumsq);
     }
     cp_async_wait(0);
+    // Written out, not add_squares: through the helper NVVM stops unrolling this runtime loop
+    // (the PTX differs; the other three sites' PTX is the same either way).
     for (std::int64_t i = v_lo + threadIdx.x + kept; i < v_hi; i += nthreads) {
       float f[V];
       unpack<T>(row_image[i - v_lo - kept], f);
@@ -171,10 +177,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       if (threadIdx.x + static_cast<std::int64_t>(u) * nthreads < nvec) {
-        float f[V];
-        unpack<T>(xk[u], f);
-#pragma unroll
-        for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+        add_squares<T>(xk[u], sumsq);
         sumsq += __uint_as_float(*reinterpret_cast<const unsigned*>(wk[u]) & z);  // + 0: w's loads stay here
       }
     }
@@ -189,13 +192,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
-      if (i < nvec) {
-        float f[V];
-        unpack<T>(v[u], f);
-#pragma unroll
-        for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
-      }
+      if (base + static_cast<std::int64_t>(u) * nthreads < nvec) add_squares<T>(v[u], sumsq);
     }
   }
   if (edges) sumsq += edge_sumsq(x, head, body_end, H, threadIdx.x, nthreads);
@@ -226,6 +223,13 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
     for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, wf[k]);
     epi.template store_vec<kStore>(y + head + i * V, f);
   };
+  const auto put_raw = [&](std::int64_t i, const uint4& raw, const W* wr) {  // the same from raw w
+    float f[V];
+    unpack<T>(raw, f);
+#pragma unroll
+    for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, to_f32(wr[k]));
+    epi.store_vec(y + head + i * V, f);
+  };
   // The row's scalar edges first: their x (an L1 hit) and w loads then go out before the
   // body's, not after the block's last body store, where they were a memory round trip in
   // the tail of every row that has edges (7 in 8 of odd H in 16-bit). bf16 M=16384, % of
@@ -244,13 +248,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(u) * nthreads;
-      if (i < nvec) {
-        float f[V];
-        unpack<T>(xk[u], f);
-#pragma unroll
-        for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, to_f32(wk[u][k]));
-        epi.store_vec(y + head + i * V, f);
-      }
+      if (i < nvec) put_raw(i, xk[u], wk[u]);
     }
   }
   if (!unrolled && !kDecode) {
@@ -271,13 +269,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
-      if (i < nvec) {
-        float f[V];
-        unpack<T>(v[u], f);
-#pragma unroll
-        for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], r, to_f32(wraw[u][k]));
-        epi.store_vec(y + head + i * V, f);
-      }
+      if (i < nvec) put_raw(i, v[u], wraw[u]);
     }
   }
   if (!kEdgesFirst && edges) edge_normalize(epi, x, w, y, head, body_end, H, r, threadIdx.x, nthreads);
