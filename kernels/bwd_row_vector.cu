@@ -679,7 +679,7 @@ Plan spread_plan(const BwdArgs& a) {
   constexpr std::int64_t N = kVec<G>, kWarpCols = 32 * kClusterNch<X, G> * N;
   if (a.H < (a.M > 1 ? kSpreadRowsMinH : kSpreadMinH)) return Plan{};
   const std::int64_t S = std::min<std::int64_t>((a.H + kWarpCols - 1) / kWarpCols, kMaxClusterBlocks);
-  if (S < 2 || a.M < 1 || a.M * S > sm_count()) return Plan{};
+  if (S < 2 || a.M < 1 || !one_wave(a.M * S)) return Plan{};
   // The narrowest whole-chunk slice that splits the row in S (cluster_plan then takes S or
   // fewer slices, and refuses one that with kAny's shift passes a block's threads).
   return cluster_plan<X, G, W, C, kDs, false, kAny, false>(a, ((a.H + S - 1) / S + N - 1) / N * N);

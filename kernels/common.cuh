@@ -326,6 +326,11 @@ std::int64_t resident_blocks(Kernel* kernel, int threads, std::size_t smem) {
 // SMs of the current device (0 if the runtime cannot say). Cached.
 int sm_count();
 
+// Whether a grid of `blocks` blocks is one wave: a block an SM at most, all resident at once
+// (the decode launches). Such a grid takes programmatic dependent launch (launch_per_rows)
+// and, in chunked's forward, the pass that holds the row in registers.
+inline bool one_wave(std::int64_t blocks) { return blocks <= sm_count(); }
+
 // Lets `kernel` take up to the device's opt-in maximum of dynamic shared memory a block (once
 // per kernel and device; needed before a launch or an occupancy query above 48 KB). Returns
 // that maximum in bytes, 0 on failure.
@@ -499,7 +504,7 @@ __device__ __forceinline__ float cluster_sum(float v, float* slot, int parity) {
 template <class... Params, class... Args>
 cudaError_t launch_per_rows(void (*kernel)(Params...), unsigned grid, unsigned block, std::size_t smem, cudaStream_t s,
                             Args&&... args) {
-  const bool pdl = static_cast<std::int64_t>(grid) <= sm_count();
+  const bool pdl = one_wave(grid);
   return launch_pdl(pdl, kernel, grid, block, smem, s, std::forward<Args>(args)..., pdl);
 }
 

@@ -306,7 +306,7 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     const auto rows = static_cast<unsigned>(a.M);
     const auto block = static_cast<unsigned>(threads);
     if (threads <= 256) {
-      if (a.M <= sm_count() && nv <= kUnroll * threads)
+      if (one_wave(a.M) && nv <= kUnroll * threads)
         return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kDecode>, rows, block, 0, s, a);
       return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, rows, block, 0, s, a);
     }
@@ -340,7 +340,7 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
         if (allow_max_dynamic_smem(reinterpret_cast<const void*>(split)) >= slice_image &&
             resident_clusters(split, static_cast<int>(t), slice_image, static_cast<int>(S)) > 0) {
           const std::int64_t blocks = a.M * S;
-          const bool pdl = blocks <= sm_count();
+          const bool pdl = one_wave(blocks);
           return launch_ex(pdl, static_cast<unsigned>(S), split, static_cast<unsigned>(blocks),
                            static_cast<unsigned>(t), slice_image, s, a, pdl);
         }
