@@ -10,6 +10,9 @@
 // for those shared-memory rows, where x, r and w share a dtype. Blocks of ~H/(4 vectors)
 // threads, 64 to 512 (512 from 2 vectors a thread for 16-bit tensors), with compile-time
 // sizes (fixed offsets between a round's vectors, fewer registers).
+// A decode launch (one wave) of x, r and w of one dtype whose row fits one round of 4 vectors
+// a thread holds the row's x, r and w in registers from before the sum to y's stores instead
+// (kDecode): one memory round trip a row, not two (docs/perf-notes.md run 50).
 // Any H >= 1, any row strides, any base alignment of every tensor: the row peels a scalar
 // head up to x's first 16-byte boundary and a scalar tail. Rows whose r, s and y are 16-byte
 // aligned at that boundary take plain vector accesses in unrolled rounds (pass 2 unrolled
@@ -59,13 +62,25 @@ constexpr std::int64_t launched_block(std::int64_t threads) {
   return threads <= 64 ? 64 : threads <= 128 ? 128 : threads <= 256 ? 256 : 512;
 }
 
+// How a row's passes get at it. kL1: pass 2 re-reads x and r (from L1 or L2). kShared: pass 1
+// copies them into shared memory and pass 2 reads them back (see the kernel). kDecode: for
+// launches of one wave (M <= SMs), x, r and w of one dtype, a row of one round of kBlockVecs
+// vectors a thread: x's, r's and w's vectors load together before the sum and stay in
+// registers, so pass 2 reads nothing and w's trip overlaps x's and r's instead of following
+// the block's reduction (the L1 and image passes load w after it).
+enum class Path { kL1, kShared, kDecode };
+template <Path P>
+using PathTag = std::integral_constant<Path, P>;
+
 // Blocks of NT threads that must fit on an SM at once (launch bounds; ptxas sizes the
 // registers to fit): 3 of 512 threads (40 registers; the forward's chunked fits 3 at large H
 // too), 5 of 256, 9 of 128. fp32 r or w under 16-bit x holds more per vector step: 64
-// registers. ptxas -v: no spills.
-template <class T, class W, class R, int NT>
+// registers. ptxas -v: no spills. kDecode asks for no minimum (one block an SM; it holds up to
+// 4 vectors of each tensor a thread).
+template <class T, class W, class R, int NT, Path kPath>
 constexpr int chunked_min_blocks() {
   constexpr bool narrow = sizeof(R) == sizeof(T) && sizeof(W) == sizeof(T);
+  if constexpr (kPath == Path::kDecode) return 0;
   return narrow ? (NT > 256 ? 3 : NT > 128 ? 5 : NT > 64 ? 9 : 16) : 65536 / NT / 64;
 }
 
@@ -75,9 +90,10 @@ constexpr int chunked_min_blocks() {
 // which three 512-thread rows of 64 KB and more (x and r together) overflow, and which at 32-64
 // KB measured 0.4-3.3 points behind but at fp32 H=4097 (0.6 ahead; kSharedRowMin). The
 // forward's chunked does the same for its longer rows (fwd_chunked.cu).
-template <class T, class W, class R, Convention C, class Y, int NT, bool kShared = false>
-__global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_chunked_kernel(AddArgs a, bool pdl) {
+template <class T, class W, class R, Convention C, class Y, int NT, Path kPath = Path::kL1>
+__global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())) add_chunked_kernel(AddArgs a, bool pdl) {
   if (pdl) pdl_begin();
+  constexpr bool kShared = kPath == Path::kShared;
   constexpr bool kUnrolled2 = NT <= 256;
   constexpr int V = kVec<T>;
   constexpr int RV = kResVecs<T, R>;
@@ -111,9 +127,21 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
     add_vec<T, R>(epi, image[i], rv, f);
   };
 
+  // kDecode: the row's vectors, kBlockVecs a thread NT apart, held from pass 1 to pass 2 (rows
+  // whose r, s and y are aligned where x's body starts and that fit: others take the L1 passes).
+  constexpr int UD = kPath == Path::kDecode ? kBlockVecs : 1;
+  const bool decoded = kPath == Path::kDecode && aligned && nvec <= static_cast<std::int64_t>(UD) * NT;
+  uint4 dx[UD], dr[UD][RV];
+  alignas(16) W dw[UD][V];
+
   // Pass 1: s = x + r, stored, squares summed. A round is U vectors a thread, NT vectors
   // apart (compile-time offsets from the round's first column), all loads issued first.
   float sumsq = 0.f;
+  const auto sum_store = [&](float* f, R* sp) {  // s over one vector: squared, then stored
+#pragma unroll
+    for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+    store_residual<T, R>(sp, f);
+  };
   const auto pass1 = [&](auto kAligned, auto kU) {
     constexpr int U = decltype(kU)::value;
     for (std::int64_t base = tid; base < nvec; base += static_cast<std::int64_t>(U) * NT) {
@@ -135,9 +163,7 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
         if (u * NT < left) {
           float f[V];
           add_vec<T, R>(epi, xv[u], rv[u], f);
-#pragma unroll
-          for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
-          store_residual<T, R>(assume16<kAligned>(sc + u * NT * V), f);
+          sum_store(f, assume16<kAligned>(sc + u * NT * V));
         }
       }
     }
@@ -156,9 +182,27 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
     for (std::int64_t i = tid; i < nvec; i += NT) {
       float f[V];
       image_add(i, f);
+      sum_store(f, assume16<true>(io.s + head + i * V));
+    }
+  } else if (decoded) {
+    const uint4* xg = reinterpret_cast<const uint4*>(io.x + head);
 #pragma unroll
-      for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
-      store_residual<T, R>(assume16<true>(io.s + head + i * V), f);
+    for (int u = 0; u < UD; ++u) {
+      const std::int64_t i = tid + static_cast<std::int64_t>(u) * NT;
+      if (i < nvec) {
+        dx[u] = xg[i];
+        load_residual<T, R, false>(assume16<true>(io.r + head + i * V), dr[u]);
+        load_weights_raw_any<W, V>(io.w + head + i * V, io.w, io.w + H, dw[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < UD; ++u) {
+      const std::int64_t i = tid + static_cast<std::int64_t>(u) * NT;
+      if (i < nvec) {
+        float f[V];
+        add_vec<T, R>(epi, dx[u], dr[u], f);
+        sum_store(f, assume16<true>(io.s + head + i * V));
+      }
     }
   } else if (aligned) {
     pass1(std::true_type{}, std::integral_constant<int, U1>{});
@@ -181,6 +225,11 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
   // store. U = U2 where it pays (blocks of <= 256 threads, see the launcher; rows whose w is
   // aligned too: element-wise weight loads times four rounds measured slower in the forward),
   // else 1: fewer registers, more resident 512-thread blocks.
+  const auto put_y = [&](float* f, const W* wr, Y* yp) {  // y over one vector of s, from raw w
+#pragma unroll
+    for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], rr, to_f32(wr[k]));
+    epi.store_vec(yp, f);
+  };
   const auto pass2 = [&](auto kAligned, auto kU) {
     constexpr int U = decltype(kU)::value;
     for (std::int64_t base = tid; base < nvec; base += static_cast<std::int64_t>(U) * NT) {
@@ -205,9 +254,7 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
         if (u * NT < left) {
           float f[V];
           add_vec<T, R>(epi, xv[u], rv[u], f);
-#pragma unroll
-          for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], rr, to_f32(wraw[u][k]));
-          epi.store_vec(assume16_y<kAligned>(yc + u * NT * V), f);
+          put_y(f, wraw[u], assume16_y<kAligned>(yc + u * NT * V));
         }
       }
     }
@@ -239,10 +286,18 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT>())) add_c
         if (i < nvec) {
           float f[V];
           image_add(i, f);
-#pragma unroll
-          for (int k = 0; k < V; ++k) f[k] = epi.value(f[k], rr, to_f32(wraw[u][k]));
-          epi.store_vec(assume16_y<true>(io.y + head + i * V), f);
+          put_y(f, wraw[u], assume16_y<true>(io.y + head + i * V));
         }
+      }
+    }
+  } else if (decoded) {
+#pragma unroll
+    for (int u = 0; u < UD; ++u) {
+      const std::int64_t i = tid + static_cast<std::int64_t>(u) * NT;
+      if (i < nvec) {
+        float f[V];
+        add_vec<T, R>(epi, dx[u], dr[u], f);
+        put_y(f, dw[u], assume16_y<true>(io.y + head + i * V));
       }
     }
   } else if (kUnrolled2 && aligned && aligned16(io.w + head)) {
@@ -289,29 +344,39 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     const std::int64_t block = launched_block(add_chunked_threads(a.xdtype, a.wdtype, a.rdtype, a.H));
     const std::size_t image = add_chunked_image_bytes(a.xdtype, a.wdtype, a.rdtype, a.H);
     const unsigned grid = static_cast<unsigned>(a.M);
-    // Blocks of <= 256 threads: the unrolled L1 passes, or (kS) the image in shared memory.
+    // The kernel of a path for a block of nt threads (64, 128, 256 or 512).
+    const auto by_block = [&](auto path, std::int64_t nt, std::size_t smem) -> cudaError_t {
+      constexpr Path P = decltype(path)::value;
+      if (nt == 64) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64, P>, grid, 64, smem, s, a);
+      if (nt == 128) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, P>, grid, 128, smem, s, a);
+      if (nt == 256) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, P>, grid, 256, smem, s, a);
+      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512, P>, grid, 512, smem, s, a);
+    };
+    // A decode launch of one dtype whose row fits one round of kBlockVecs vectors a thread
+    // (bf16 H <= 16384, fp32 8192), in a block of its own size: kDecode, docs/perf-notes.md
+    // run 50. (Mixed dtypes keep the passes below: not instantiated, to bound the build.)
+    if constexpr (std::is_same_v<W, T> && std::is_same_v<R, T>) {
+      if (one_wave(a.M)) {
+        if (const int t = decode_threads(row_vectors(a.H, sizeof(T)), kBlockVecs, kMaxThreads); t > 0)
+          return by_block(PathTag<Path::kDecode>{}, launched_block(t), 0);
+      }
+    }
+    // Blocks of <= 256 threads: the unrolled L1 passes, or the image in shared memory.
     // As in the forward's chunked (docs/perf-notes.md): the unrolled second pass in blocks of
     // <= 256 threads, the plain one in larger blocks, where its smaller register footprint
     // keeps more blocks resident.
-    const auto small = [&](auto shared) -> cudaError_t {
-      constexpr bool kS = decltype(shared)::value;
-      const std::size_t smem = kS ? image : 0;
-      if (block == 64) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64, kS>, grid, 64, smem, s, a);
-      if (block == 128) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, kS>, grid, 128, smem, s, a);
-      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, kS>, grid, 256, smem, s, a);
-    };
     if (block <= 256) {
       // The image for these blocks is built for 16-bit x, r and w only (add_chunked_image_bytes):
       // at most 256 x 4 vectors of x and r, 32 KB, under a block's default dynamic limit.
       if constexpr (sizeof(T) == 2 && sizeof(W) == 2 && sizeof(R) == 2) {
-        if (image > 0) return small(std::true_type{});
+        if (image > 0) return by_block(PathTag<Path::kShared>{}, block, image);
       }
-      return small(std::false_type{});
+      return by_block(PathTag<Path::kL1>{}, block, 0);
     }
     // Rows through shared memory (add_chunked_image_bytes), as long as the image fits a
     // block's.
     if (image > 0) {
-      const auto kernel = add_chunked_kernel<T, W, R, C, Y, 512, true>;
+      const auto kernel = add_chunked_kernel<T, W, R, C, Y, 512, Path::kShared>;
       if (allow_max_dynamic_smem(reinterpret_cast<const void*>(kernel)) >= image)
         return launch_per_rows(kernel, grid, 512, image, s, a);
     }

@@ -328,8 +328,17 @@ int sm_count();
 
 // Whether a grid of `blocks` blocks is one wave: a block an SM at most, all resident at once
 // (the decode launches). Such a grid takes programmatic dependent launch (launch_per_rows)
-// and, in chunked's forward, the pass that holds the row in registers.
+// and, in chunked's forward and add, the pass that holds the row in registers.
 inline bool one_wave(std::int64_t blocks) { return blocks <= sm_count(); }
+
+// The block of a launch that holds each row's `vectors` 16-byte vectors in registers,
+// `per_thread` a thread (chunked's decode passes): whole warps, 64 threads at least; 0 when
+// the row needs more than `max_threads`. Rounded up, not down as the many-row launches round
+// their small blocks: a row one vector past a multiple (odd H) then still fits one round.
+inline int decode_threads(std::int64_t vectors, int per_thread, int max_threads) {
+  const std::int64_t t = ((vectors + per_thread - 1) / per_thread + 31) / 32 * 32;
+  return t > max_threads ? 0 : static_cast<int>(t < 64 ? 64 : t);
+}
 
 // Lets `kernel` take up to the device's opt-in maximum of dynamic shared memory a block (once
 // per kernel and device; needed before a launch or an occupancy query above 48 KB). Returns

@@ -8,8 +8,9 @@
 // second reads it back (docs/perf-notes.md runs 18 and 31). Rows whose image fits one block
 // an SM at most (bf16 past ~57K) keep a part in registers so that two fit, while the rows are
 // few (run 22: bf16 M=1024 H=65536 67 -> 78%). Blocks of ~H/(4 vectors) threads, 64 to 512.
-// A decode launch (one wave) whose row fits one round of 4 vectors a thread holds x and w in
-// registers across the sum instead (kDecode, run 49): one memory round trip a row, not two.
+// A decode launch (one wave) whose row fits one round of 4 vectors a thread, in a block of
+// up to 512 sized for it, holds x and w in registers across the sum instead (kDecode, runs
+// 49-50): one memory round trip a row, not two.
 // On the H200 this L1
 // re-read beats holding the row in registers (row-vector) for fp16/bf16 from H=2K up and
 // for most fp32 H from 1K (docs/perf-notes.md): it holds fewer registers, so more rows
@@ -52,11 +53,11 @@ constexpr std::size_t kL1RowMax = (sizeof(T) == 4 ? 32 : 64) * 1024;
 // every slice gets the same rrms), and block 0 of the cluster also does the row's scalar
 // head and tail. For rows too long to keep two blocks on an SM (kClusterRowMin).
 // kDecode: for launches of one wave (M <= SMs) whose row fits one round of kUnroll vectors a
-// thread: x's vectors and w's are loaded together before the sum and held across it, w made
-// an operand of the sum (a zero the compiler cannot see ANDed with its bits) so that ptxas
-// keeps its loads there instead of sinking them after the barrier to their use; the second
-// pass then reads nothing. Graph replay, kUnrolled -> kDecode (docs/perf-notes.md run 49): bf16
-// M=1 H=1024 1.59 -> 1.16 us, 4096 1.85 -> 1.51, 8192 2.02 -> 1.71, M=128 H=4096 2.21 -> 1.87;
+// thread (the launcher sizes the block for that: decode_threads): x's vectors and w's are
+// loaded together before the sum into registers held to the stores, so w's loads are in
+// flight with x's (the SASS issues them side by side before the barrier) and the second pass
+// reads nothing. Graph replay, kUnrolled -> kDecode (docs/perf-notes.md run 49): bf16 M=1
+// H=1024 1.59 -> 1.16 us, 4096 1.85 -> 1.51, 8192 2.02 -> 1.71, M=128 H=4096 2.21 -> 1.87;
 // fp32 H=4096 1.86 -> 1.54.
 enum class Pass2 { kPlain, kPlainFirst, kUnrolled, kShared, kHybrid, kCluster, kDecode };
 // The longest rows (bytes) that take kPlainFirst. M=16384, % of copy, kPlain -> kPlainFirst
@@ -165,7 +166,6 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
   uint4 xk[kDecode ? kUnroll : 1];
   alignas(16) W wk[kDecode ? kUnroll : 1][V];
   if constexpr (kDecode) {
-    const unsigned z = static_cast<unsigned>(row >> 62);  // 0: row < 2^62
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t i = threadIdx.x + static_cast<std::int64_t>(u) * nthreads;
@@ -176,10 +176,7 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (threadIdx.x + static_cast<std::int64_t>(u) * nthreads < nvec) {
-        add_squares<T>(xk[u], sumsq);
-        sumsq += __uint_as_float(*reinterpret_cast<const unsigned*>(wk[u]) & z);  // + 0: w's loads stay here
-      }
+      if (threadIdx.x + static_cast<std::int64_t>(u) * nthreads < nvec) add_squares<T>(xk[u], sumsq);
     }
   }
   for (std::int64_t base = threadIdx.x; !kImaged && !kDecode && base < nvec;
@@ -305,11 +302,14 @@ cudaError_t launch_fwd_chunked(const FwdArgs& a, cudaStream_t s) {
     // a third 512-thread block on an SM (a fourth with kPlainFirst, up to kPlainFirstRowMax).
     const auto rows = static_cast<unsigned>(a.M);
     const auto block = static_cast<unsigned>(threads);
-    if (threads <= 256) {
-      if (one_wave(a.M) && nv <= kUnroll * threads)
-        return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kDecode>, rows, block, 0, s, a);
-      return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, rows, block, 0, s, a);
+    // A decode launch whose row fits one round of kUnroll vectors a thread in a block of its
+    // own size (up to bf16 H=16384, fp32 8192): kDecode, docs/perf-notes.md runs 49-50.
+    if (one_wave(a.M)) {
+      if (const int t = decode_threads(nv, kUnroll, kMaxThreads); t > 0)
+        return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kDecode>, rows, static_cast<unsigned>(t), 0, s, a);
     }
+    if (threads <= 256)
+      return launch_per_rows(fwd_chunked_kernel<T, W, C, Y, Pass2::kUnrolled>, rows, block, 0, s, a);
     // Rows longer than kL1RowMax go through shared memory, as long as the row fits a
     // block's: docs/perf-notes.md runs 18-19 and 31.
     const std::size_t image = static_cast<std::size_t>(nv) * 16;

@@ -353,6 +353,43 @@ TEST(Chunked, LongRowsPassAtManyRows) {
   }
 }
 
+// chunked's forward and add at M=300, past one wave of the SMs: the validation sweep's M=19
+// is one wave, where both hold rows of up to 4 vectors a thread in registers (kDecode; bf16 H
+// <= 16384, fp32 <= 8192), so the many-row passes of those rows (the unrolled and plain L1
+// passes, the add's shared-memory image, their scalar heads and tails) are checked here:
+// every dtype, weight dtype and residual dtype, whole, odd and one-past rows, every layout;
+// then the other conventions and an fp8 y (amax over all 300 rows, saturating at scale 300).
+TEST(Chunked, ShortRowsPassAtManyRows) {
+  RB_REQUIRE_GPU();
+  Sweep base = small_sweep({Op::fwd, Op::add}, {"chunked"}, {DType::bf16, DType::f16, DType::f32}, {300},
+                           {1, 127, 1000, 1024, 2049, 4096, 4097, 8192, 16384});
+  base.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
+  base.rdtypes = {RDtypeChoice{}, RDtypeChoice{DType::f32}};
+  base.layouts = {Layout::contiguous, Layout::strided, Layout::misaligned};
+  Sweep conv = base;
+  conv.wdtypes = {WDtypeChoice{}};
+  conv.rdtypes = {RDtypeChoice{}};
+  conv.layouts = {Layout::misaligned};
+  conv.dists = {Dist::offset};
+  conv.conventions = {Convention::llama, Convention::gemma, Convention::zero_centered};
+  Sweep f8 = conv;
+  f8.layouts = {Layout::contiguous};
+  f8.dists = {Dist::large};
+  f8.conventions = {Convention::fp32, Convention::llama};
+  f8.ydtypes = {YDtypeChoice{DType::e4m3}, YDtypeChoice{DType::e5m2}};
+  f8.y_scales = {300.0};
+  const std::vector<Sweep> sweeps{base, conv, f8};
+  const std::vector<Record> recs = run_sweeps(sweeps);
+  // fwd: (bf16, fp16: 2 weight dtypes; fp32: 1) x 9 H x 3 layouts; add: x 2 residual dtypes
+  // for 16-bit x; then 2 ops x 3 dtypes x 9 H x (3 conventions + 2 x 2 fp8).
+  EXPECT_EQ(recs.size(), count_cases(sweeps));
+  EXPECT_EQ(recs.size(), 5u * 9u * 3u + 9u * 9u * 3u + 2u * 3u * 9u * 7u);
+  for (const Record& r : recs) {
+    EXPECT_EQ(r.status, Status::pass) << describe(r);
+    EXPECT_GE(r.rows_checked, std::min<std::int64_t>(300, RunConfig{}.max_check_elems / r.H)) << describe(r);
+  }
+}
+
 // ---- conventions and the fp8 epilogue: every strategy against naive -----------------------
 //
 // Each built-in forward strategy (and add strategy) writes, under every convention and y
@@ -366,7 +403,8 @@ TEST(Chunked, LongRowsPassAtManyRows) {
 // inputs the strategies' rrms may differ in the last bit and y by an ulp (more under llama,
 // whose round_X(x * rrms) can flip): exactness here is the sharper test. The layouts
 // cover rows whose x and y phases differ (odd H) and bases one element off (fp8 y at an
-// odd byte address).
+// odd byte address). At M=37 (one wave: chunked's decode passes) and M=300 (its many-row
+// passes).
 
 struct EpilogueCase {
   Op op;
@@ -510,10 +548,10 @@ std::int64_t first_difference(const std::vector<unsigned char>& a, const std::ve
 
 TEST(Epilogue, StrategiesMatchNaiveBitwise) {
   RB_REQUIRE_GPU();
-  const std::int64_t M = 37;
   const KernelInfo* naive = find_kernel("naive");
   ASSERT_NE(naive, nullptr);
   int compared = 0;
+  for (std::int64_t M : {37, 300})
   for (Op op : {Op::fwd, Op::add})
     for (DType t : {DType::bf16, DType::f16})
       for (std::int64_t H : {1, 127, 4096, 4097}) {
