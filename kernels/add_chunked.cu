@@ -133,6 +133,17 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
   const bool decoded = kPath == Path::kDecode && aligned && nvec <= static_cast<std::int64_t>(UD) * NT;
   uint4 dx[UD], dr[UD][RV];
   alignas(16) W dw[UD][V];
+  const auto held_sums = [&](auto&& g) {  // g(u, i, s) for each held vector u (body vector i)
+#pragma unroll
+    for (int u = 0; u < UD; ++u) {
+      const std::int64_t i = tid + static_cast<std::int64_t>(u) * NT;
+      if (i < nvec) {
+        float f[V];
+        add_vec<T, R>(epi, dx[u], dr[u], f);
+        g(u, i, f);
+      }
+    }
+  };
 
   // Pass 1: s = x + r, stored, squares summed. A round is U vectors a thread, NT vectors
   // apart (compile-time offsets from the round's first column), all loads issued first.
@@ -195,15 +206,7 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
         load_weights_raw_any<W, V>(io.w + head + i * V, io.w, io.w + H, dw[u]);
       }
     }
-#pragma unroll
-    for (int u = 0; u < UD; ++u) {
-      const std::int64_t i = tid + static_cast<std::int64_t>(u) * NT;
-      if (i < nvec) {
-        float f[V];
-        add_vec<T, R>(epi, dx[u], dr[u], f);
-        sum_store(f, assume16<true>(io.s + head + i * V));
-      }
-    }
+    held_sums([&](int, std::int64_t i, float* f) { sum_store(f, assume16<true>(io.s + head + i * V)); });
   } else if (aligned) {
     pass1(std::true_type{}, std::integral_constant<int, U1>{});
   } else {
@@ -291,15 +294,7 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
       }
     }
   } else if (decoded) {
-#pragma unroll
-    for (int u = 0; u < UD; ++u) {
-      const std::int64_t i = tid + static_cast<std::int64_t>(u) * NT;
-      if (i < nvec) {
-        float f[V];
-        add_vec<T, R>(epi, dx[u], dr[u], f);
-        put_y(f, dw[u], assume16_y<true>(io.y + head + i * V));
-      }
-    }
+    held_sums([&](int u, std::int64_t i, float* f) { put_y(f, dw[u], assume16_y<true>(io.y + head + i * V)); });
   } else if (kUnrolled2 && aligned && aligned16(io.w + head)) {
     pass2(std::true_type{}, std::integral_constant<int, U2>{});
   } else {

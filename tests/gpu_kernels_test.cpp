@@ -316,6 +316,34 @@ TEST(Backward, FewRowsSpreadOverClusters) {
   for (const Record& r : recs) EXPECT_EQ(r.status, Status::pass) << describe(r);
 }
 
+// The sweeps of a many-rows test: `base`, then its rows under the other conventions (x's
+// weights and residual, `conv_layout`, rows with a non-zero mean) and with an fp8 y (under
+// fp32 and llama, e4m3 and e5m2 at scale 300, which saturates e4m3 on large rows; contiguous).
+std::vector<Sweep> with_conventions_and_fp8(const Sweep& base, Layout conv_layout) {
+  Sweep conv = base;
+  conv.wdtypes = {WDtypeChoice{}};
+  conv.rdtypes = {RDtypeChoice{}};
+  conv.layouts = {conv_layout};
+  conv.dists = {Dist::offset};
+  conv.conventions = {Convention::llama, Convention::gemma, Convention::zero_centered};
+  Sweep f8 = conv;
+  f8.layouts = {Layout::contiguous};
+  f8.dists = {Dist::large};
+  f8.conventions = {Convention::fp32, Convention::llama};
+  f8.ydtypes = {YDtypeChoice{DType::e4m3}, YDtypeChoice{DType::e5m2}};
+  f8.y_scales = {300.0};
+  return {base, conv, f8};
+}
+
+// Every case passed, its rows checked: every one up to the runner's element budget, else that
+// many spread over all M (the last row included), so rows of the later waves are among them.
+void expect_passed_over_rows(const std::vector<Record>& recs, std::int64_t M) {
+  for (const Record& r : recs) {
+    EXPECT_EQ(r.status, Status::pass) << describe(r);
+    EXPECT_GE(r.rows_checked, std::min<std::int64_t>(M, RunConfig{}.max_check_elems / r.H)) << describe(r);
+  }
+}
+
 // chunked's long rows (past 64 KB in 16-bit, 32 KB in fp32) at M=300, where the validation
 // sweep has M=19: blocks of later waves run rows too, two hybrid blocks sharing an SM. At
 // M=300 (<= 16 rows an SM) bf16 H=65536 and fp32 H=40000 take the hybrid pass (part of the
@@ -331,26 +359,13 @@ TEST(Chunked, LongRowsPassAtManyRows) {
   base.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
   base.layouts = {Layout::contiguous, Layout::strided, Layout::misaligned};
   base.dists = {Dist::normal, Dist::outlier};
-  Sweep conv = base;
-  conv.wdtypes = {WDtypeChoice{}};
-  conv.layouts = {Layout::contiguous};
-  conv.dists = {Dist::offset};
-  conv.conventions = {Convention::llama, Convention::gemma, Convention::zero_centered};
-  Sweep f8 = conv;
-  f8.dists = {Dist::large};
-  f8.conventions = {Convention::fp32, Convention::llama};
-  f8.ydtypes = {YDtypeChoice{DType::e4m3}, YDtypeChoice{DType::e5m2}};
-  f8.y_scales = {300.0};
-  const std::vector<Record> recs = run_sweeps({base, conv, f8});
+  const std::vector<Sweep> sweeps = with_conventions_and_fp8(base, Layout::contiguous);
+  const std::vector<Record> recs = run_sweeps(sweeps);
   // (bf16, fp16: 2 weight dtypes; fp32: 1) x 3 H x 3 layouts x 2 dists; 3 dtypes x 3 H x 3
   // conventions; 3 dtypes x 3 H x 2 conventions x 2 fp8 dtypes.
+  EXPECT_EQ(recs.size(), count_cases(sweeps));
   EXPECT_EQ(recs.size(), 90u + 27u + 36u);
-  for (const Record& r : recs) {
-    EXPECT_EQ(r.status, Status::pass) << describe(r);
-    // Rows checked: every one up to the runner's element budget, else that many spread over
-    // all 300 (the last row included), so rows of the later waves are among them.
-    EXPECT_GE(r.rows_checked, std::min<std::int64_t>(300, RunConfig{}.max_check_elems / r.H)) << describe(r);
-  }
+  expect_passed_over_rows(recs, 300);
 }
 
 // chunked's forward and add at M=300, past one wave of the SMs: the validation sweep's M=19
@@ -366,28 +381,13 @@ TEST(Chunked, ShortRowsPassAtManyRows) {
   base.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
   base.rdtypes = {RDtypeChoice{}, RDtypeChoice{DType::f32}};
   base.layouts = {Layout::contiguous, Layout::strided, Layout::misaligned};
-  Sweep conv = base;
-  conv.wdtypes = {WDtypeChoice{}};
-  conv.rdtypes = {RDtypeChoice{}};
-  conv.layouts = {Layout::misaligned};
-  conv.dists = {Dist::offset};
-  conv.conventions = {Convention::llama, Convention::gemma, Convention::zero_centered};
-  Sweep f8 = conv;
-  f8.layouts = {Layout::contiguous};
-  f8.dists = {Dist::large};
-  f8.conventions = {Convention::fp32, Convention::llama};
-  f8.ydtypes = {YDtypeChoice{DType::e4m3}, YDtypeChoice{DType::e5m2}};
-  f8.y_scales = {300.0};
-  const std::vector<Sweep> sweeps{base, conv, f8};
+  const std::vector<Sweep> sweeps = with_conventions_and_fp8(base, Layout::misaligned);
   const std::vector<Record> recs = run_sweeps(sweeps);
   // fwd: (bf16, fp16: 2 weight dtypes; fp32: 1) x 9 H x 3 layouts; add: x 2 residual dtypes
   // for 16-bit x; then 2 ops x 3 dtypes x 9 H x (3 conventions + 2 x 2 fp8).
   EXPECT_EQ(recs.size(), count_cases(sweeps));
   EXPECT_EQ(recs.size(), 5u * 9u * 3u + 9u * 9u * 3u + 2u * 3u * 9u * 7u);
-  for (const Record& r : recs) {
-    EXPECT_EQ(r.status, Status::pass) << describe(r);
-    EXPECT_GE(r.rows_checked, std::min<std::int64_t>(300, RunConfig{}.max_check_elems / r.H)) << describe(r);
-  }
+  expect_passed_over_rows(recs, 300);
 }
 
 // ---- conventions and the fp8 epilogue: every strategy against naive -----------------------
