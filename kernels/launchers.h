@@ -44,7 +44,10 @@ enum class FwdBug {
   tail_load,
   mean_sub,
   pad_denominator,
-  trap  // a device fault (__trap on the last row), not a numerics bug
+  trap,  // a device fault (__trap on the last row), not a numerics bug
+  no_eps,
+  stride_ignored,
+  warp_sum_only
 };
 cudaError_t launch_fwd_mutant(FwdBug bug, const FwdArgs& a, cudaStream_t s);
 
@@ -71,8 +74,9 @@ cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s);
 Strategy auto_pick_add(const Problem& p);
 
 // Add mutants: the sum s = x + r formed in x's storage dtype (rounded to T before it is
-// squared and stored); rms saved where rrms belongs.
-enum class AddBug { residual_storage_dtype, saved_rms };
+// squared and stored); rms saved where rrms belongs; the old residual stored where s belongs;
+// y normalising x instead of s.
+enum class AddBug { residual_storage_dtype, saved_rms, residual_not_updated, norm_of_x };
 cudaError_t launch_add_mutant(AddBug bug, const AddArgs& a, cudaStream_t s);
 
 // ---- bwd and add-bwd (BwdArgs) ------------------------------------------------------------
@@ -103,8 +107,9 @@ Strategy auto_pick(const Problem& p);      // by p.op
 // Backward mutants: dw reduced over the columns instead of the rows (each row's sum over
 // columns, broadcast to every column); dx without the correction term (dx = rrms * dy * w);
 // dw accumulated in w's storage dtype; the saved value taken for rms (dx and dw computed
-// with 1 / saved instead of saved).
-enum class BwdBug { dw_wrong_axis, no_correction, dw_storage_accum, saved_as_rms };
+// with 1 / saved instead of saved); the correction's dot product without w; dw summing dy * x
+// without the rows' rrms.
+enum class BwdBug { dw_wrong_axis, no_correction, dw_storage_accum, saved_as_rms, correction_without_w, dw_unnormalized };
 cudaError_t launch_bwd_mutant(BwdBug bug, const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_mutant_workspace_bytes(const BwdArgs& a);
 

@@ -223,7 +223,12 @@ std::deque<KernelInfo> build() {
        std::tuple{"mutant-tail-load", "tail load unmasked: sums squares up to H rounded to 8",
                   FwdBug::tail_load},
        std::tuple{"mutant-mean-sub", "subtracts the row mean (a LayerNorm without bias)", FwdBug::mean_sub},
-       std::tuple{"mutant-pad-denominator", "mean divided by H rounded up to 8", FwdBug::pad_denominator}},
+       std::tuple{"mutant-pad-denominator", "mean divided by H rounded up to 8", FwdBug::pad_denominator},
+       std::tuple{"mutant-no-eps", "eps forgotten: rsqrt(ms)", FwdBug::no_eps},
+       std::tuple{"mutant-stride-ignored", "rows addressed at row * H, the row stride ignored",
+                  FwdBug::stride_ignored},
+       std::tuple{"mutant-warp-sum-only", "each warp normalises by its own warp's sum of squares",
+                  FwdBug::warp_sum_only}},
       [&](const char* name, const char* desc, FwdBug bug) {
         mutant(name, desc, {Op::fwd}).prepare = launcher_prepare(
             name, Launchers{[bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); },
@@ -241,7 +246,10 @@ std::deque<KernelInfo> build() {
                   "residual sum x + r rounded to x's storage dtype before use",
                   AddBug::residual_storage_dtype},
        std::tuple{"mutant-saved-rms", "saves rms = sqrt(mean(s^2) + eps) where rrms belongs",
-                  AddBug::saved_rms}},
+                  AddBug::saved_rms},
+       std::tuple{"mutant-residual-not-updated", "the old residual r stored where x + r belongs",
+                  AddBug::residual_not_updated},
+       std::tuple{"mutant-norm-of-x", "y normalises x instead of x + r", AddBug::norm_of_x}},
       [&](const char* name, const char* desc, AddBug bug) {
         mutant(name, desc, {Op::add}).prepare = launcher_prepare(
             name, Launchers{nullptr,
@@ -255,7 +263,11 @@ std::deque<KernelInfo> build() {
                   BwdBug::no_correction},
        std::tuple{"mutant-dw-storage-accum", "dw accumulated in w's storage dtype", BwdBug::dw_storage_accum},
        std::tuple{"mutant-saved-as-rms", "the saved rrms taken for rms (1 / saved used in dx and dw)",
-                  BwdBug::saved_as_rms}},
+                  BwdBug::saved_as_rms},
+       std::tuple{"mutant-correction-without-w", "the correction's dot product sum(dy * x), w left out",
+                  BwdBug::correction_without_w},
+       std::tuple{"mutant-dw-unnormalized", "dw = sum of dy * x, x not normalised by rrms",
+                  BwdBug::dw_unnormalized}},
       [&](const char* name, const char* desc, BwdBug bug) {
         mutant(name, desc, {Op::bwd, Op::add_bwd}).prepare = launcher_prepare(
             name, Launchers{nullptr,

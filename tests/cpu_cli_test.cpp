@@ -18,6 +18,7 @@
 
 #include "harness/device.h"
 #include "tests/run_bench.h"
+#include "tests/mutant_names.h"
 
 namespace fs = std::filesystem;
 
@@ -205,11 +206,7 @@ TEST_F(CliTest, VersionPrintsCommit) {
 }
 
 const std::vector<std::string> kRealKernels = {"naive", "warp-row", "row-vector", "chunked", "auto"};
-const std::vector<std::string> kMutants = {
-    "mutant-half-accum",       "mutant-eps-outside",   "mutant-weight-row-offset",     "mutant-tail-store",
-    "mutant-tail-load",        "mutant-mean-sub",      "mutant-pad-denominator",       "mutant-residual-storage-dtype",
-    "mutant-saved-rms",        "mutant-dw-wrong-axis", "mutant-no-correction",         "mutant-dw-storage-accum",
-    "mutant-saved-as-rms"};
+const std::vector<std::string>& kMutants = test::kMutantNames;
 
 bool names_kernel(const std::string& out, const std::string& name) {
   // The name at the start of a line (the table's first column).

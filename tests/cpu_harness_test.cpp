@@ -23,6 +23,7 @@
 #include "harness/timing.h"
 #include "harness/validate.h"
 #include "kernels/registry.h"
+#include "tests/mutant_names.h"
 
 namespace rb {
 namespace {
@@ -793,11 +794,7 @@ TEST(HarnessBytes, ForwardBytes) {
 // kernels/registry.h (host-only parts)
 
 // The classic bugs the issues ask for, one mutant each: forward, residual add, backward.
-const std::vector<std::string> kMutants = {
-    "mutant-half-accum",    "mutant-eps-outside",      "mutant-weight-row-offset", "mutant-tail-store",
-    "mutant-tail-load",     "mutant-mean-sub",         "mutant-pad-denominator",   "mutant-residual-storage-dtype",
-    "mutant-saved-rms",     "mutant-dw-wrong-axis",    "mutant-no-correction",     "mutant-dw-storage-accum",
-    "mutant-saved-as-rms"};
+const std::vector<std::string>& kMutants = test::kMutantNames;
 
 std::int64_t fwd_max_H(const KernelInfo& k, DType d) {
   Problem p;

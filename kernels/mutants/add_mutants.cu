@@ -5,6 +5,9 @@
 //     rounded value squared, stored (as R) and normalized. Invisible in s when R is T
 //     (one rounding to T either way); caught through s when R is fp32.
 //   saved_rms: rms = sqrt(mean(s^2) + eps) saved where rrms = 1/rms belongs; y is right.
+//   residual_not_updated: the residual stream's output keeps the old residual (r stored where
+//     s = x + r belongs); y is right.
+//   norm_of_x: y normalises x, not the sum (its rms and its values); s is stored right.
 #include "kernels/add_common.cuh"
 #include "kernels/launchers.h"
 
@@ -18,6 +21,7 @@ template <AddBug B, class T, class R>
 __device__ __forceinline__ float mutant_sum(const T* x, const R* r, std::int64_t j) {
   const float v = add_elem(x, r, j);
   if constexpr (B == AddBug::residual_storage_dtype) return to_f32(from_f32<T>(v));
+  if constexpr (B == AddBug::norm_of_x) return to_f32(x[j]);
   return v;
 }
 
@@ -29,8 +33,10 @@ __global__ void __launch_bounds__(kThreads) add_mutant_kernel(AddArgs a) {
 
   float sumsq = 0.f;
   for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x) {
-    const float v = mutant_sum<B>(io.x, io.r, c);
-    io.s[c] = from_f32<R>(v);
+    const float v = mutant_sum<B>(io.x, io.r, c);  // as it is squared and normalised
+    R stored = from_f32<R>(B == AddBug::norm_of_x ? add_elem(io.x, io.r, c) : v);
+    if constexpr (B == AddBug::residual_not_updated) stored = io.r[c];
+    io.s[c] = stored;
     sumsq += v * v;
   }
   const float ms = block_sum(sumsq, scratch) / static_cast<float>(a.H);
@@ -49,6 +55,12 @@ cudaError_t launch_bug(AddBug bug, const AddArgs& a, cudaStream_t s) {
       break;
     case AddBug::saved_rms:
       add_mutant_kernel<T, W, R, AddBug::saved_rms><<<grid, kThreads, 0, s>>>(a);
+      break;
+    case AddBug::residual_not_updated:
+      add_mutant_kernel<T, W, R, AddBug::residual_not_updated><<<grid, kThreads, 0, s>>>(a);
+      break;
+    case AddBug::norm_of_x:
+      add_mutant_kernel<T, W, R, AddBug::norm_of_x><<<grid, kThreads, 0, s>>>(a);
       break;
     default:
       return cudaErrorInvalidValue;

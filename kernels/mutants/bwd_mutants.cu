@@ -8,7 +8,11 @@
 //   no_correction:    dx = rrms * dy * w (+ ds_out), the correction term dropped;
 //   dw_storage_accum: dw's running sum rounded to w's storage dtype after every row;
 //   saved_as_rms:     the saved rrms taken for rms: 1 / saved used wherever rrms belongs,
-//                     in dx and dw.
+//                     in dx and dw;
+//   correction_without_w: the correction's dot product sum(dy * x), w left out of it (right
+//                     only where w = 1);
+//   dw_unnormalized:  dw = sum over rows of dy * x, x not normalised (right only where a
+//                     row's rms is 1).
 #include "kernels/bwd_common.cuh"
 #include "kernels/launchers.h"
 
@@ -21,6 +25,12 @@ template <BwdBug B>
 __device__ __forceinline__ float row_rrms(const BwdArgs& a, std::int64_t row) {
   const float saved = a.rrms[row];
   return B == BwdBug::saved_as_rms ? 1.f / saved : saved;
+}
+
+// The row's factor in dw's sum: its rrms, or 1 where dw_unnormalized forgets it.
+template <BwdBug B>
+__device__ __forceinline__ float dw_rrms(const BwdArgs& a, std::int64_t row) {
+  return B == BwdBug::dw_unnormalized ? 1.f : row_rrms<B>(a, row);
 }
 
 template <class X, class G, class W, BwdBug B>
@@ -42,7 +52,7 @@ __global__ void __launch_bounds__(kThreads) bwd_mutant_dx_kernel(BwdArgs a) {
   if constexpr (B != BwdBug::no_correction) {
     float s = 0.f;
     for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x)
-      s += to_f32(io.dy[c]) * to_f32(io.w[c]) * to_f32(io.x[c]);
+      s += to_f32(io.dy[c]) * (B == BwdBug::correction_without_w ? 1.f : to_f32(io.w[c])) * to_f32(io.x[c]);
     corr = r * r * r / static_cast<float>(H) * block_sum(s, scratch);
   }
   for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x) {
@@ -74,7 +84,7 @@ __global__ void __launch_bounds__(kThreads) bwd_mutant_dw_kernel(BwdArgs a) {
   } else {
     float acc = 0.f;
     for (std::int64_t row = 0; row < a.M; ++row)
-      acc += to_f32(dy[row * a.dy_stride + c]) * to_f32(x[row * a.x_stride + c]) * row_rrms<B>(a, row);
+      acc += to_f32(dy[row * a.dy_stride + c]) * to_f32(x[row * a.x_stride + c]) * dw_rrms<B>(a, row);
     dw[c] = from_f32<W>(acc);
   }
 }
@@ -114,6 +124,12 @@ cudaError_t launch_bwd_mutant(BwdBug bug, const BwdArgs& a, cudaStream_t s) {
         break;
       case BwdBug::saved_as_rms:
         launch_pair<X, G, W, BwdBug::saved_as_rms>(a, s);
+        break;
+      case BwdBug::correction_without_w:
+        launch_pair<X, G, W, BwdBug::correction_without_w>(a, s);
+        break;
+      case BwdBug::dw_unnormalized:
+        launch_pair<X, G, W, BwdBug::dw_unnormalized>(a, s);
         break;
     }
     return cudaGetLastError();

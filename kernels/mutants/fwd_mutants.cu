@@ -2,7 +2,12 @@
 // validator can prove it catches it. Registered as mutant-* (listed by `list --all`), never
 // run by default. Structure is `naive`'s (block per row, scalar) with one bug each; "padded"
 // means H rounded up to a whole 8-element vector, as a vectorized kernel without a masked
-// tail would see it.
+// tail would see it. Besides launchers.h's list:
+//   no_eps:         rsqrt(ms), eps forgotten: right wherever eps is small against ms, so only
+//                   rows of zeros (an inf, then NaN) and tiny rows show it;
+//   stride_ignored: rows of x and y addressed at row * H, as if every row were contiguous;
+//   warp_sum_only:  each warp normalises by its own warp's sum of squares (the block's
+//                   reduction across warps left out): right while a row fits one warp.
 #include "kernels/common.cuh"
 #include "kernels/launchers.h"
 
@@ -16,9 +21,11 @@ template <class T, class W, FwdBug B>
 __global__ void __launch_bounds__(kThreads) fwd_mutant_kernel(FwdArgs a) {
   __shared__ float scratch[32];
   const std::int64_t row = blockIdx.x;
-  const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
+  const std::int64_t x_stride = B == FwdBug::stride_ignored ? a.H : a.x_stride;
+  const std::int64_t y_stride = B == FwdBug::stride_ignored ? a.H : a.y_stride;
+  const T* x = static_cast<const T*>(a.x) + row * x_stride;
   const W* w = static_cast<const W*>(a.w);
-  T* y = static_cast<T*>(a.y) + row * a.y_stride;
+  T* y = static_cast<T*>(a.y) + row * y_stride;
   const std::int64_t H = a.H;
   const std::int64_t padded = (H + kPad - 1) / kPad * kPad;
   const std::int64_t load_end = B == FwdBug::tail_load ? padded : H;
@@ -53,11 +60,13 @@ __global__ void __launch_bounds__(kThreads) fwd_mutant_kernel(FwdArgs a) {
       sumsq += v * v;
     }
   }
-  float total = block_sum(sumsq, scratch);
+  float total = B == FwdBug::warp_sum_only ? group_sum(sumsq, 32) : block_sum(sumsq, scratch);
   if constexpr (B == FwdBug::half_accum) total = to_f32(from_f32<T>(total));
 
   const float ms = total / denom;
-  const float r = B == FwdBug::eps_outside ? 1.f / (sqrtf(ms) + a.eps) : rsqrtf(ms + a.eps);
+  float r = rsqrtf(ms + a.eps);
+  if constexpr (B == FwdBug::eps_outside) r = 1.f / (sqrtf(ms) + a.eps);
+  if constexpr (B == FwdBug::no_eps) r = rsqrtf(ms);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
   for (std::int64_t c = threadIdx.x; c < store_end; c += blockDim.x) {
     const std::int64_t wc = B == FwdBug::weight_row_offset ? (c + row) % H : c;
@@ -81,6 +90,13 @@ cudaError_t launch_bug(FwdBug bug, const FwdArgs& a, cudaStream_t s) {
       fwd_mutant_kernel<T, W, FwdBug::pad_denominator><<<grid, kThreads, 0, s>>>(a);
       break;
     case FwdBug::trap: fwd_mutant_kernel<T, W, FwdBug::trap><<<grid, kThreads, 0, s>>>(a); break;
+    case FwdBug::no_eps: fwd_mutant_kernel<T, W, FwdBug::no_eps><<<grid, kThreads, 0, s>>>(a); break;
+    case FwdBug::stride_ignored:
+      fwd_mutant_kernel<T, W, FwdBug::stride_ignored><<<grid, kThreads, 0, s>>>(a);
+      break;
+    case FwdBug::warp_sum_only:
+      fwd_mutant_kernel<T, W, FwdBug::warp_sum_only><<<grid, kThreads, 0, s>>>(a);
+      break;
   }
   return cudaGetLastError();
 }

@@ -1,0 +1,19 @@
+// The mutants the registry must hold (kernels/mutants/): the classic RMSNorm bugs, one each
+// (forward, residual add, backward). The CLI's tests and the registry's share this list.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rb::test {
+
+inline const std::vector<std::string> kMutantNames = {
+    "mutant-half-accum",       "mutant-eps-outside",          "mutant-weight-row-offset",
+    "mutant-tail-store",       "mutant-tail-load",            "mutant-mean-sub",
+    "mutant-pad-denominator",  "mutant-no-eps",               "mutant-stride-ignored",
+    "mutant-warp-sum-only",    "mutant-residual-storage-dtype", "mutant-saved-rms",
+    "mutant-residual-not-updated", "mutant-norm-of-x",        "mutant-dw-wrong-axis",
+    "mutant-no-correction",    "mutant-dw-storage-accum",     "mutant-saved-as-rms",
+    "mutant-correction-without-w", "mutant-dw-unnormalized"};
+
+}  // namespace rb::test
