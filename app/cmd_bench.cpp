@@ -156,8 +156,9 @@ ReportPaths report_paths(const BenchOptions& o) {
 bool check_outputs(const BenchOptions& o) {
   const auto [csv_path, md_path] = report_paths(o);
   try {
-    if (std::filesystem::path(csv_path).lexically_normal() == std::filesystem::path(md_path).lexically_normal())
-      throw std::invalid_argument(fmt::format("--csv/--md: both name '{}'; give them different paths", csv_path));
+    if (same_entry(csv_path, md_path))
+      throw std::invalid_argument(fmt::format("--csv/--md: '{}' and '{}' name the same file; give them different paths",
+                                              csv_path, md_path));
     check_writable(csv_path, o.csv.empty() ? "--out" : "--csv");
     check_writable(md_path, o.md.empty() ? "--out" : "--md");
     if (!o.devices.empty())
@@ -369,12 +370,12 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
       ->delimiter(',')
       ->check(CLI::IsMember(ydtypes))
       ->default_str("same");
-  app.add_option("--y-scale", o.y_scales, "Per-tensor scales of an fp8 y (finite, > 0)")
+  app.add_option("--y-scale", o.y_scales, "Per-tensor scales of an fp8 y (> 0, within fp32's normal range)")
       ->delimiter(',')
       ->check(parses_as([](const std::string& s) { parse_positive_double(s); }))
       ->type_name("LIST")
       ->default_str("1");
-  app.add_option("--eps", o.eps, "eps values (finite, > 0)")
+  app.add_option("--eps", o.eps, "eps values (> 0, within fp32's normal range: the kernels take eps as fp32)")
       ->delimiter(',')
       ->check(parses_as([](const std::string& s) { parse_positive_double(s); }))
       ->type_name("LIST")

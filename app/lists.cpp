@@ -166,9 +166,15 @@ double parse_double(const std::string& s, const std::string& expected) {
 }  // namespace
 
 double parse_positive_double(const std::string& s) {
-  const std::string expected = "a finite number > 0, e.g. 1e-5";
+  // The kernels take eps and the fp8 scale as fp32 while the fp64 reference keeps the double:
+  // a value fp32 rounds to 0 or inf (eps 1e-50, a scale of 1e39), or to a subnormal that
+  // flush-to-zero may drop, would have a right kernel fail against the reference.
+  const std::string expected = fmt::format("a finite number > 0 that fp32 holds as a normal number, {:g} to {:g}",
+                                           static_cast<double>(std::numeric_limits<float>::min()),
+                                           static_cast<double>(std::numeric_limits<float>::max()));
   const double v = parse_double(s, expected);
-  if (v <= 0) throw std::invalid_argument(fmt::format("'{}' is out of range (expected {})", s, expected));
+  if (!(v >= std::numeric_limits<float>::min() && v <= std::numeric_limits<float>::max()))
+    throw std::invalid_argument(fmt::format("'{}' is out of range (expected {})", s, expected));
   return v;
 }
 

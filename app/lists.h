@@ -33,7 +33,8 @@ struct ShardSpec {
 };
 ShardSpec parse_shard(const std::string& s);
 
-// A finite double > 0 ("1e-5"). Throws std::invalid_argument.
+// A number > 0 within fp32's normal range, FLT_MIN to FLT_MAX ("1e-5"): eps and the fp8 y
+// scale, which the kernels take as fp32. Throws std::invalid_argument.
 double parse_positive_double(const std::string& s);
 
 // A finite double in [lo, hi]. Throws std::invalid_argument naming the range.

@@ -62,6 +62,16 @@ void check_writable(const std::string& path, const std::string& option) {
   ::unlink(probe.c_str());  // the file itself is replaced by a rename, so the directory is what counts
 }
 
+bool same_entry(const std::string& a, const std::string& b) {
+  const auto entry = [](const std::string& p) {
+    std::error_code ec;
+    const fs::path abs = fs::absolute(p, ec).lexically_normal();
+    const fs::path dir = fs::weakly_canonical(abs.parent_path(), ec);
+    return ec ? abs : dir / abs.filename();
+  };
+  return entry(a) == entry(b);
+}
+
 PendingCsv::PendingCsv(std::string path)
     : path_(std::move(path)), partial_(fmt::format("{}.partial.{}", path_, static_cast<long>(::getpid()))) {
   writer_ = std::make_unique<CsvWriter>(partial_);

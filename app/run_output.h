@@ -23,6 +23,12 @@ namespace rb {
 // there, or when path is a directory.
 void check_writable(const std::string& path, const std::string& option);
 
+// Whether two paths name the same directory entry (o/x.csv and ../here/o/x.csv, or through a
+// symlinked directory): the entry a write to either replaces, since outputs are written to a
+// temporary file and renamed over their path. A symlink as the last component is an entry of
+// its own (the rename replaces the link, not its target).
+bool same_entry(const std::string& a, const std::string& b);
+
 // The CSV of a run in progress: rows stream (one flushed line each) into
 // "<path>.partial.<pid>"; commit() renames it over path. Destroyed uncommitted, it removes
 // the partial file (a killed process leaves it, holding every completed row).

@@ -116,6 +116,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"min_samples_exponent", {"--min-samples", "1e3"}, {"--min-samples", "integer", "100000"}},
                       BadInput{"eps_underflow", {"--eps", "1e-400"}, {"--eps", "too small", "> 0"}},
                       BadInput{"eps_overflow", {"--eps", "1e400"}, {"--eps", "too large", "> 0"}},
+                      // Doubles fp32 (the kernels' eps and scale) rounds to 0, a subnormal or inf.
+                      BadInput{"eps_below_fp32", {"--eps", "1e-50"}, {"--eps", "'1e-50'", "fp32"}},
+                      BadInput{"eps_subnormal_in_fp32", {"--eps", "1e-39"}, {"--eps", "fp32"}},
+                      BadInput{"eps_beyond_fp32", {"--eps", "1e39"}, {"--eps", "fp32"}},
+                      BadInput{"y_scale_beyond_fp32", {"--y-scale", "1e39"}, {"--y-scale", "fp32"}},
                       BadInput{"max_device_mem_suffix", {"--max-device-mem", "8X"}, {"--max-device-mem", "K, M, G or T"}},
                       BadInput{"max_device_mem_zero", {"--max-device-mem", "0"}, {"--max-device-mem", "from 1"}},
                       BadInput{"max_device_mem_overflow", {"--max-device-mem", "9000000T"}, {"--max-device-mem", "out of range"}},
@@ -147,6 +152,34 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"csv_and_md_same", {"--csv", "/tmp/rb-same.out", "--md", "/tmp/rb-same.out"},
                                {"--csv/--md"}}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
+
+// --csv and --md naming one file by different texts: through a symlinked directory, or
+// relative against absolute. Refused before any device work (exit 2, not 3 here), since the
+// report renamed over the CSV would lose every row. A symlink as the file itself is an entry of
+// its own (the rename replaces the link), so it is allowed.
+TEST_F(CliTest, CsvAndMdNamingOneFileAreRefused) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("rb-same-entry-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "real");
+  fs::create_directory_symlink(dir / "real", dir / "link");
+  const std::string relative = fs::relative(dir / "real" / "x.csv", fs::current_path()).string();
+  for (const auto& [csv, md] : {std::pair{(dir / "real" / "x.csv").string(), (dir / "link" / "x.csv").string()},
+                                std::pair{(dir / "real" / "x.csv").string(), relative}}) {
+    const RunResult r = run_bench({"--csv", csv, "--md", md});
+    EXPECT_EQ(r.status, 2) << csv << " / " << md << "\n" << r.output;
+    EXPECT_NE(r.output.find("--csv/--md"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("same file"), std::string::npos) << r.output;
+  }
+  fs::create_symlink(dir / "real" / "x.csv", dir / "real" / "x.md");
+  // One small case: where a GPU is present (the GPU check runs these tests too) it runs.
+  const RunResult ok = run_bench({"--csv", (dir / "real" / "x.csv").string(), "--md", (dir / "real" / "x.md").string(),
+                                  "--H", "1", "--M", "1", "--op", "fwd", "--dtype", "fp32", "--kernel", "naive",
+                                  "--eps", "1e-5", "--no-time", "--quiet"});
+  EXPECT_EQ(ok.output.find("same file"), std::string::npos) << ok.output;
+  EXPECT_NE(ok.status, 2) << ok.output;
+  fs::remove_all(dir);
+}
 
 // ---------------------------------------------------------------------------------------
 // --help, --version, list

@@ -174,7 +174,11 @@ TEST(HarnessLists, PositiveDouble) {
   EXPECT_DOUBLE_EQ(parse_positive_double("1e-5"), 1e-5);
   EXPECT_DOUBLE_EQ(parse_positive_double("0.5"), 0.5);
   EXPECT_DOUBLE_EQ(parse_positive_double("1e-6"), 1e-6);
-  for (const char* bad : {"0", "-1", "nan", "inf", "-inf", "1e-5x", "", "abc", "-0", "0.0"}) {
+  EXPECT_DOUBLE_EQ(parse_positive_double("1e-37"), 1e-37);
+  EXPECT_DOUBLE_EQ(parse_positive_double("3e38"), 3e38);
+  // Past fp32's normal range (the kernels' eps and scale are fp32): 0, a subnormal, inf.
+  for (const char* bad : {"0", "-1", "nan", "inf", "-inf", "1e-5x", "", "abc", "-0", "0.0", "1e-50", "1e-39", "1e39",
+                          "3.5e38"}) {
     SCOPED_TRACE(std::string("input '") + bad + "'");
     EXPECT_THROW(parse_positive_double(bad), std::invalid_argument);
   }
