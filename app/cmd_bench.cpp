@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -327,6 +328,16 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
   const DtypeOptionNames names = dtype_option_names();
   const std::vector<std::string>&dtypes = names.x, &wdtypes = names.w, &ydtypes = names.y;
   auto int_list = parses_as([](const std::string& s) { count_int_item(s, 1); });
+  // A list's items may have spaces around them ("naive, auto", "1024, 4096"): trimmed before
+  // each item's check, which would otherwise refuse " auto".
+  const CLI::Validator trimmed(
+      [](std::string& item) {
+        const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
+        item.erase(std::find_if_not(item.rbegin(), item.rend(), space).base(), item.end());
+        item.erase(item.begin(), std::find_if_not(item.begin(), item.end(), space));
+        return std::string();
+      },
+      "", "trimmed");
   app.add_option("--preset", o.preset, "Base sweep the other options override: bench or validation")
       ->check(CLI::IsMember({"bench", "validation"}));
   app.add_option("--H", o.H,
@@ -334,62 +345,75 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
                              "holds at most {} values)",
                              kMaxRangeItems))
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(int_list)
       ->type_name("LIST")
       ->default_str("preset (bench: 128,1024,2048,4096,4097,8192,16384)");
   app.add_option("--M", o.M, "Rows (>= 1), same syntax as --H")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(int_list)
       ->type_name("LIST")
       ->default_str("preset (bench: 1,16384)");
   app.add_option("--op", o.ops, "Ops: fwd, bwd, add (residual add + norm), add-bwd")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(CLI::IsMember(all_names<Op>()))
       ->default_str("fwd,bwd,add,add-bwd");
   app.add_option("--dtype", o.dtypes, "x/y dtypes: fp32,fp16,bf16")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(CLI::IsMember(dtypes))
       ->default_str("fp32,fp16,bf16");
   app.add_option("--wdtype", o.wdtypes, "Weight dtypes: same (as x), fp32, fp16, bf16")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(CLI::IsMember(wdtypes))
       ->default_str("same");
   app.add_option("--rdtype", o.rdtypes, "Residual-stream dtypes of add / add-bwd: same (as x), fp32, fp16, bf16")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(CLI::IsMember(wdtypes))
       ->default_str("same");
   app.add_option("--convention", o.conventions,
                  "Where the forward rounds and whether w is an offset from 1: fp32, llama, gemma, zero-centered "
                  "(README, Conventions)")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(CLI::IsMember(all_names<Convention>()))
       ->default_str("fp32");
   app.add_option("--ydtype", o.ydtypes,
                  "y dtype of fwd and add: same (as x) or fp8 e4m3, e5m2 (y8 = saturate(round(y * scale)), with "
                  "amax)")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(CLI::IsMember(ydtypes))
       ->default_str("same");
   app.add_option("--y-scale", o.y_scales, "Per-tensor scales of an fp8 y (> 0, within fp32's normal range)")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(parses_as([](const std::string& s) { parse_positive_double(s); }))
       ->type_name("LIST")
       ->default_str("1");
   app.add_option("--eps", o.eps, "eps values (> 0, within fp32's normal range: the kernels take eps as fp32)")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(parses_as([](const std::string& s) { parse_positive_double(s); }))
       ->type_name("LIST")
       ->default_str("1e-5,1e-6");
   app.add_option("--kernel", o.kernels, "Kernels (see `list --all`; mutants only when named)")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(CLI::IsMember(kernel_names()))
       ->default_str("every non-mutant kernel and auto");
   app.add_option("--dist", o.dists, "Input distributions")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(CLI::IsMember(all_names<Dist>()))
       ->default_str("normal");
   app.add_option("--layout", o.layouts, "Memory layouts")
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(CLI::IsMember(all_names<Layout>()))
       ->default_str("contiguous");
   add_parsed(app, "--seed", o.seed, parse_seed, "UINT64", "Seed of the input generators (0 to 2^64-1)",
@@ -467,6 +491,7 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
                      "their CSVs",
                      kMaxDeviceIndex))
       ->delimiter(',')
+      ->transform(trimmed)
       ->check(parses_as(device_index))
       ->type_name("LIST")
       ->default_str("off")

@@ -70,14 +70,15 @@ int main(int argc, char** argv) {
   rb::setup_bench(app, bench);
   rb::ListOptions list;
   CLI::App* list_cmd = rb::setup_list(app, list);
-  add_plugin_option(*list_cmd);
   rb::CompareCmdOptions compare;
   CLI::App* compare_cmd = rb::setup_compare(app, compare);
   rb::MergeOptions merge;
   CLI::App* merge_cmd = rb::setup_merge(app, merge);
   rb::BisectOptions bisect;
   CLI::App* bisect_cmd = rb::setup_bisect(app, bisect);
-  add_plugin_option(*bisect_cmd);
+  // Every command takes --plugin (a script may pass the same options to each); compare and
+  // merge read CSVs only, so the plugin's kernels go unused there.
+  for (CLI::App* cmd : {list_cmd, compare_cmd, merge_cmd, bisect_cmd}) add_plugin_option(*cmd);
   for (int i = 0; i < argc; ++i) bench.command_line += (i ? " " : "") + std::string(argv[i]);
   bisect.command_line = bench.command_line;
   for (int i = 1; i < argc; ++i) bench.args.emplace_back(argv[i]);

@@ -181,6 +181,32 @@ TEST_F(CliTest, CsvAndMdNamingOneFileAreRefused) {
   fs::remove_all(dir);
 }
 
+// List items with spaces around them are read as the items: the sweep is planned (and here
+// refused by --max-cases 7, naming the count: 2 kernels x 2 H x 2 eps = 8) rather than the
+// parse refusing " auto".
+TEST_F(CliTest, ListItemsMayHaveSpacesAroundThem) {
+  const RunResult r = run_bench({"--kernel", "naive, auto", "--H", " 1024 , 4096", "--eps", "1e-5, 1e-6", "--op", "fwd",
+                                 "--dtype", " bf16", "--M", "1", "--max-cases", "7"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(r.output.find("not in"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("8 case(s), more than --max-cases 7"), std::string::npos) << r.output;
+}
+
+// --plugin is taken by every command, before or after the subcommand's name.
+TEST_F(CliTest, EveryCommandTakesPlugin) {
+  const std::string base = std::string(RB_SOURCE_DIR) + "/reports/baselines/h200.csv";
+  const std::string out = ::testing::TempDir() + "rb_cli_plugin_merge.csv";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"list", "--plugin", RB_PLUGIN_GOOD},
+        std::vector<std::string>{"compare", "--plugin", RB_PLUGIN_GOOD, base, base},
+        std::vector<std::string>{"merge", base, "-o", out, "--plugin", RB_PLUGIN_GOOD},
+        std::vector<std::string>{"--plugin", RB_PLUGIN_GOOD, "compare", base, base}}) {
+    const RunResult r = run_bench(args);
+    EXPECT_EQ(r.status, 0) << args[0] << " " << args[1] << "\n" << r.output.substr(0, 2000);
+  }
+  std::remove(out.c_str());
+}
+
 // ---------------------------------------------------------------------------------------
 // --help, --version, list
 
