@@ -248,7 +248,8 @@ typedef struct rb_kernel {
 typedef struct rb_plugin {
   uint32_t abi_version;     /* RB_PLUGIN_ABI_VERSION; always the first member */
   const char* name;         /* the plugin's name, e.g. "my-norms"; required */
-  const char* version;      /* the plugin's own version, e.g. "1.2.0" (CSV and reports) */
+  const char* version;      /* the plugin's own version, e.g. "1.2.0" (CSV and reports);
+                               required: "" for none, never NULL */
   size_t num_kernels;       /* >= 1 */
   const rb_kernel* kernels; /* num_kernels descriptors */
 } rb_plugin;
