@@ -2,17 +2,20 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <sstream>
 
 #include "app/cli_checks.h"
 #include "app/exit_codes.h"
 #include "app/lists.h"
 #include "app/process.h"
+#include "app/run_output.h"
 #include "harness/bisect_run.h"
 #include "harness/cuda_check.h"
 #include "harness/device.h"
@@ -29,9 +32,13 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kCaseFile = "case.ini";
+constexpr const char* kRefPrefix = "ref_";  // the fp64 reference's files
+constexpr const char* kRefDescr = "<f8";
 
-// The case options, shared by the command line and a reproducer's case file.
-void add_case_options(CLI::App& app, BisectOptions& o) {
+// The case options, shared by the command line and a reproducer's case file. Returns them
+// (CLI11 keeps an app's options in the order they were added).
+std::vector<const CLI::Option*> add_case_options(CLI::App& app, BisectOptions& o) {
+  const std::size_t before = app.get_options().size();
   const DtypeOptionNames names = dtype_option_names();
   const std::vector<std::string>&dtypes = names.x, &wdtypes = names.w, &ydtypes = names.y;
   const auto kernel_ok = CLI::Validator(
@@ -74,6 +81,8 @@ void add_case_options(CLI::App& app, BisectOptions& o) {
   app.add_option("--dist", o.dist, "Input distribution")->check(CLI::IsMember(all_names<Dist>()));
   app.add_option("--layout", o.layout, "Memory layout")->check(CLI::IsMember(all_names<Layout>()));
   add_parsed(app, "--seed", o.seed, parse_seed, "UINT64", "Seed of the input generators", std::to_string(o.seed));
+  const std::vector<CLI::Option*> all = app.get_options();
+  return {all.begin() + static_cast<std::ptrdiff_t>(before), all.end()};
 }
 
 Case base_case(const BisectOptions& o) {
@@ -98,6 +107,20 @@ Case base_case(const BisectOptions& o) {
 BisectSide side_a_of(const BisectOptions& o) { return {o.kernel, *parse_convention(o.convention)}; }
 BisectSide side_b_of(const BisectOptions& o) {
   return {o.against, *parse_convention(o.against_convention.empty() ? o.convention : o.against_convention)};
+}
+
+// Why a side cannot run the case (check_common's reason), decided before any GPU work;
+// nullopt when both can.
+std::optional<std::string> side_refusal(const Case& base, const BisectSide& sa, const BisectSide& sb) {
+  for (const BisectSide& s : {sa, sb}) {
+    if (s.is_reference()) continue;
+    std::string variant;
+    const KernelInfo* k = find_kernel(s.kernel, &variant);
+    if (!k) return fmt::format("unknown kernel '{}'", s.kernel);
+    if (auto why = check_common(*k, problem_of(side_case(base, s))))
+      return fmt::format("{} cannot run this case: {}", s.kernel, *why);
+  }
+  return std::nullopt;
 }
 
 // ---- files ---------------------------------------------------------------------------------
@@ -154,32 +177,57 @@ void write_tensors(const fs::path& dir, const std::string& prefix, const Case& c
   }
 }
 
+// A reproducer's .npy file: its data, refused (NpyError naming the file) unless it holds what
+// the case needs, `descr` of `shape`.
+std::vector<unsigned char> read_checked(const fs::path& p, const std::string& descr,
+                                        const std::vector<std::int64_t>& shape) {
+  NpyArray a = read_npy(p.string());
+  if (a.descr != descr || a.shape != shape)
+    throw NpyError(fmt::format("{}: holds {} of shape ({}), the case needs {} of shape ({})", p.string(),
+                               a.descr, fmt::join(a.shape, ", "), descr, fmt::join(shape, ", ")));
+  return std::move(a.data);
+}
+
 TensorBytes read_tensors(const fs::path& dir, const std::string& prefix, const Case& c,
                          const std::vector<TensorInfo>& infos) {
   TensorBytes t;
-  for (const TensorInfo& i : infos) {
-    const fs::path p = dir / (prefix + stem(i.tensor) + ".npy");
-    NpyArray a = read_npy(p.string());
-    const std::vector<std::int64_t> want = npy_shape(i.shape, c);
-    if (a.descr != npy_descr(i.dtype) || a.shape != want)
-      throw NpyError(fmt::format("{}: holds {} of shape ({}), the case needs {} of shape ({})", p.string(), a.descr,
-                                 fmt::join(a.shape, ", "), npy_descr(i.dtype), fmt::join(want, ", ")));
-    t[i.tensor] = std::move(a.data);
+  for (const TensorInfo& i : infos)
+    t[i.tensor] =
+        read_checked(dir / (prefix + stem(i.tensor) + ".npy"), npy_descr(i.dtype), npy_shape(i.shape, c));
+  return t;
+}
+
+// The fp64 reference of every output under the case's convention (exact, before rounding),
+// as float64 bytes.
+TensorBytes reference_f64(const Case& c, const TensorBytes& inputs) {
+  const std::vector<OutputRef> ref = reference_all_rows(c, inputs);
+  const OpDesc& d = op_desc(c.op);
+  TensorBytes t;
+  for (std::size_t i = 0; i < d.outputs.size(); ++i) {
+    if (!present(d.outputs[i], c)) continue;
+    std::vector<unsigned char>& bytes = t[d.outputs[i].tensor];
+    bytes.resize(ref[i].want.size() * sizeof(double));
+    std::memcpy(bytes.data(), ref[i].want.data(), bytes.size());
   }
   return t;
 }
 
-// The fp64 reference of every output under the case's convention (exact, before rounding).
-void write_reference(const fs::path& dir, const std::string& prefix, const Case& c, const TensorBytes& inputs) {
-  const std::vector<OutputRef> ref = reference_all_rows(c, inputs);
-  const OpDesc& d = op_desc(c.op);
-  for (std::size_t i = 0; i < d.outputs.size(); ++i) {
-    if (!present(d.outputs[i], c)) continue;
-    std::vector<unsigned char> bytes(ref[i].want.size() * sizeof(double));
-    std::memcpy(bytes.data(), ref[i].want.data(), bytes.size());
-    write_npy((dir / (prefix + stem(d.outputs[i].tensor) + ".npy")).string(),
-              {"<f8", npy_shape(d.outputs[i].shape, c), bytes});
+void write_reference(const fs::path& dir, const Case& c, const TensorBytes& inputs) {
+  const TensorBytes ref = reference_f64(c, inputs);
+  for (const TensorInfo& i : output_infos(c))
+    write_npy((dir / (kRefPrefix + stem(i.tensor) + ".npy")).string(),
+              {kRefDescr, npy_shape(i.shape, c), ref.at(i.tensor)});
+}
+
+// The saved fp64 reference of the outputs that have one (a hand-made reproducer may leave it
+// out).
+TensorBytes read_reference(const fs::path& dir, const Case& c) {
+  TensorBytes t;
+  for (const TensorInfo& i : output_infos(c)) {
+    const fs::path p = dir / (kRefPrefix + stem(i.tensor) + ".npy");
+    if (fs::exists(p)) t[i.tensor] = read_checked(p, kRefDescr, npy_shape(i.shape, c));
   }
+  return t;
 }
 
 std::string case_file_text(const BisectOptions& o, const Case& c) {
@@ -205,17 +253,47 @@ std::string case_file_text(const BisectOptions& o, const Case& c) {
   return s;
 }
 
+// CLI11 reads the case file (its config format, the case options' own checks) one line at a
+// time, so that a refusal names its line: CLI11 gives no line numbers, and of a key given
+// twice it keeps the first without a word. Every key is required: a default would replay
+// another case than the one saved. Throws std::invalid_argument naming path(:line).
 BisectOptions read_case_file(const fs::path& path) {
-  CLI::App app{"bisect case file"};
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(fmt::format("{}: cannot open", path.string()));
   BisectOptions o;
-  add_case_options(app, o);
-  app.set_config("--case-file", path.string(), "", true);
-  app.allow_config_extras(false);
-  try {
-    app.parse(std::vector<std::string>{});
-  } catch (const CLI::ParseError& e) {
-    throw std::invalid_argument(fmt::format("{}: {}", path.string(), e.what()));
+  std::vector<std::string> keys;
+  {
+    CLI::App app;
+    for (const CLI::Option* opt : add_case_options(app, o)) keys.push_back(opt->get_single_name());
   }
+  std::map<std::string, int> line_of;  // each key's line
+  int n = 0;
+  for (std::string text; std::getline(in, text);) {
+    const std::string where = fmt::format("{}:{}", path.string(), ++n);
+    CLI::App app{"bisect case file line"};
+    add_case_options(app, o);
+    std::istringstream items(text), values(text);
+    for (const CLI::ConfigItem& item : app.get_config_formatter_base()->from_config(items)) {
+      if (!item.parents.empty() || std::find(keys.begin(), keys.end(), item.name) == keys.end())
+        throw std::invalid_argument(
+            fmt::format("{}: '{}': no such key (a line is key=\"value\", the keys: {})", where, text,
+                        fmt::join(keys, ", ")));
+      if (const auto [at, first] = line_of.emplace(item.name, n); !first)
+        throw std::invalid_argument(fmt::format("{}: {} given again (first on line {}): give each key once",
+                                                where, item.name, at->second));
+    }
+    try {
+      app.parse_from_stream(values);
+    } catch (const CLI::ParseError& e) {
+      throw std::invalid_argument(fmt::format("{}: {}", where, e.what()));
+    }
+  }
+  std::vector<std::string> missing;
+  for (const std::string& k : keys)
+    if (!line_of.count(k)) missing.push_back(k + "=");
+  if (!missing.empty())
+    throw std::invalid_argument(fmt::format("{}: no {} (a case file gives every key: {})", path.string(),
+                                            fmt::join(missing, ", "), fmt::join(keys, ", ")));
   return o;
 }
 
@@ -325,23 +403,52 @@ int usage(const std::string& m) {
   return kExitUsage;
 }
 
+// The directories a path needs that do not exist yet, removed again (deepest first) on
+// destruction where they are still empty: --out is created before any GPU work to prove it
+// writable, and a bisect that ends before writing into it (no GPU, a side refused, a CUDA
+// error) must not leave an empty directory behind.
+class NewDirectories {
+ public:
+  explicit NewDirectories(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::path p = dir; !p.empty() && fs::symlink_status(p, ec).type() == fs::file_type::not_found;
+         p = p.parent_path())
+      missing_.push_back(p);
+  }
+  ~NewDirectories() {
+    std::error_code ec;
+    for (const fs::path& p : missing_)
+      if (fs::is_directory(fs::symlink_status(p, ec))) fs::remove(p, ec);  // fails where it holds anything
+  }
+  NewDirectories(const NewDirectories&) = delete;
+  NewDirectories& operator=(const NewDirectories&) = delete;
+
+ private:
+  std::vector<fs::path> missing_;
+};
+
 int replay(const BisectOptions& cli) {
   const fs::path dir = cli.replay;
   if (!fs::is_regular_file(dir / kCaseFile))
     return usage(fmt::format("--replay {}: no {} there (not a reproducer directory)", dir.string(), kCaseFile));
+  // Every file of the directory is read and checked before any GPU work: a bad one is a usage
+  // error naming it.
   BisectOptions o;
   Case base;
-  TensorBytes inputs, saved_a, saved_b;
+  TensorBytes inputs, saved_a, saved_b, saved_ref;
   try {
     o = read_case_file(dir / kCaseFile);
     base = base_case(o);
     inputs = read_tensors(dir, "", side_case(base, side_a_of(o)), input_infos(base));
     saved_a = read_tensors(dir, "a_", base, output_infos(base));
     saved_b = read_tensors(dir, "b_", base, output_infos(base));
+    saved_ref = read_reference(dir, base);
   } catch (const std::exception& e) {
     return usage(e.what());
   }
   const BisectSide sa = side_a_of(o), sb = side_b_of(o);
+  if (auto why = side_refusal(base, sa, sb))
+    return usage(fmt::format("{}: {}", (dir / kCaseFile).string(), *why));
   const Case a = side_case(base, sa), b = side_case(base, sb);
   std::string why;
   const bool gpu = cuda_device_available(&why);
@@ -357,7 +464,11 @@ int replay(const BisectOptions& cli) {
   };
   SideOutputs now;
   if (gpu) {
-    now = SideRunner(open_device(cli.device)).run(a, sa, b, sb, inputs);
+    try {
+      now = SideRunner(open_device(cli.device)).run(a, sa, b, sb, inputs);
+    } catch (const SideError& e) {
+      return usage(e.what());
+    }
     check_side("A", now.a, saved_a);
     check_side("B", now.b, saved_b);
   } else {
@@ -366,18 +477,13 @@ int replay(const BisectOptions& cli) {
     if (sb.is_reference()) check_side("B", reference_outputs(b, inputs), saved_b);
   }
   // The saved fp64 reference, recomputed on this machine.
-  {
-    const fs::path tmp = fs::temp_directory_path() / fmt::format("rb-replay-{}", ::getpid());
-    fs::create_directories(tmp);
-    write_reference(tmp, "ref_", a, inputs);
-    for (const TensorInfo& i : output_infos(base)) {
-      const std::string f = "ref_" + stem(i.tensor) + ".npy";
-      if (!fs::exists(dir / f)) continue;
-      const bool same = read_npy((dir / f).string()).data == read_npy((tmp / f).string()).data;
-      notes += fmt::format("- fp64 reference {}: {}\n", tensor_name(i.tensor), same ? "bit-exact" : "DIFFERS");
-      reproduced = reproduced && same;
-    }
-    fs::remove_all(tmp);
+  const TensorBytes ref_now = reference_f64(a, inputs);
+  for (const TensorInfo& i : output_infos(base)) {
+    const auto saved = saved_ref.find(i.tensor);
+    if (saved == saved_ref.end()) continue;
+    const bool same = saved->second == ref_now.at(i.tensor);
+    notes += fmt::format("- fp64 reference {}: {}\n", tensor_name(i.tensor), same ? "bit-exact" : "DIFFERS");
+    reproduced = reproduced && same;
   }
   BisectResult r = bisect_outputs(a, sa, b, sb, inputs, saved_a, saved_b);
   add_outside_writes(r, now.outside_a, now.outside_b);
@@ -397,7 +503,7 @@ void write_reproducer(const std::string& dir_name, const BisectOptions& o, const
   write_tensors(dir, "", c, input_infos(c), inputs);
   write_tensors(dir, "a_", c, output_infos(c), out_a);
   write_tensors(dir, "b_", c, output_infos(c), out_b);
-  write_reference(dir, "ref_", c, inputs);
+  write_reference(dir, c, inputs);
   write_file_atomic((dir / "command.txt").string(),
                     fmt::format("{}\n# replay:\n{} bisect --replay {}\n", o.command_line,
                                 (fs::path(executable_dir()) / "rmsnorm-bench").string(), dir.string()));
@@ -408,15 +514,40 @@ CLI::App* setup_bisect(CLI::App& app, BisectOptions& o) {
       "bisect",
       "Where two kernels (or a kernel and the fp64 reference under a convention) part, on the same inputs; writes a "
       "minimal reproducer (exit 0 agree, 1 diverge, 2 usage, 3 no GPU, 4 CUDA error)");
-  add_case_options(*sub, o);
-  sub->add_option("--out", o.out_dir, "Reproducer directory (inputs and both outputs as .npy, case.ini, bisect.md)");
-  sub->add_flag("--no-shrink", o.no_shrink, "Keep the case as given (default: shrink to a minimal reproducer)");
-  sub->add_flag("--plots", o.plots, "Draw the ULP histograms (ulp_hist.png; python3-matplotlib) (default: off)");
+  const std::vector<const CLI::Option*> case_options = add_case_options(*sub, o);
+  CLI::Option* out = sub->add_option(
+      "--out", o.out_dir, "Reproducer directory (inputs and both outputs as .npy, case.ini, bisect.md)");
+  CLI::Option* no_shrink = sub->add_flag("--no-shrink", o.no_shrink,
+                                         "Keep the case as given (default: shrink to a minimal reproducer)");
+  CLI::Option* plots = sub->add_flag(
+      "--plots", o.plots, "Draw the ULP histograms (ulp_hist.png; python3-matplotlib) (default: off)");
   add_parsed(
       *sub, "--device", o.device, [](const std::string& s) { return parse_int_in(s, 0, 1023); }, "INDEX",
       "CUDA device index (0 to 1023)", std::to_string(o.device));
-  sub->add_option("--replay", o.replay, "Rerun a reproducer directory instead (the reference side needs no GPU)")
-      ->check(CLI::ExistingDirectory);
+  CLI::Option* replay_dir =
+      sub->add_option(
+             "--replay", o.replay,
+             "Rerun a reproducer directory instead: the case comes from DIR/case.ini, the report goes to "
+             "the terminal (the reference side needs no GPU; only --device may go with it)")
+          ->check(CLI::ExistingDirectory);
+  // A replay takes the whole case from DIR/case.ini, writes no files, shrinks nothing and draws
+  // no plot: an option that would set any of these is refused with it rather than ignored.
+  // --device stays (a replay reruns the kernels on that GPU), and so does main's --plugin (the
+  // case may name a plugin's kernel).
+  const std::vector<std::pair<const CLI::Option*, std::string>> unused_by_replay = {
+      {out, "a replay writes no files (its report goes to the terminal)"},
+      {no_shrink, "a replay reruns the saved case as it is, unshrunk"},
+      {plots, "a replay draws no plot"}};
+  sub->final_callback([replay_dir, case_options, unused_by_replay] {
+    if (!replay_dir->count()) return;
+    for (const CLI::Option* opt : case_options)
+      if (opt->count())
+        throw CLI::ValidationError(opt->get_name(),
+                                   fmt::format("not with --replay, which takes the case from {}/{}",
+                                               replay_dir->as<std::string>(), kCaseFile));
+    for (const auto& [opt, why] : unused_by_replay)
+      if (opt->count()) throw CLI::ValidationError(opt->get_name(), "not with --replay: " + why);
+  });
   return sub;
 }
 
@@ -426,18 +557,14 @@ int run_bisect_command(const BisectOptions& o) {
   const Case base = base_case(o);
   const BisectSide sa = side_a_of(o), sb = side_b_of(o);
   if (sa.is_reference()) return usage("--kernel must name a kernel; `reference` goes in --against");
-  // Both sides must accept the case before any GPU work.
-  for (const BisectSide& s : {sa, sb}) {
-    if (s.is_reference()) continue;
-    std::string variant;
-    const KernelInfo* k = find_kernel(s.kernel, &variant);
-    if (auto why = check_common(*k, problem_of(side_case(base, s))))
-      return usage(fmt::format("{} cannot run this case: {}", s.kernel, *why));
-  }
+  if (auto why = side_refusal(base, sa, sb)) return usage(*why);
   const fs::path dir = o.out_dir;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) return usage(fmt::format("--out {}: cannot create it ({})", dir.string(), ec.message()));
+  const NewDirectories created(dir);
+  try {
+    check_writable((dir / "bisect.md").string(), "--out");
+  } catch (const std::invalid_argument& e) {
+    return usage(e.what());
+  }
   std::string why;
   if (!cuda_device_available(&why)) {
     std::cerr << "rmsnorm-bench bisect: no usable CUDA device: " << why << "\n";

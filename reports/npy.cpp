@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 #include "reports/atomic_file.h"
@@ -72,17 +73,23 @@ std::vector<std::int64_t> parse_shape(const std::string& text, const std::string
 
 std::size_t NpyArray::item_size() const { return descr_size(descr); }
 
-std::int64_t NpyArray::elements() const {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
+std::optional<std::size_t> NpyArray::shape_bytes() const {
+  std::size_t n = item_size();
+  for (std::int64_t d : shape) {
+    const auto u = static_cast<std::size_t>(d);
+    if (d < 0 || (u != 0 && n > std::numeric_limits<std::size_t>::max() / u)) return std::nullopt;
+    n *= u;
+  }
   return n;
 }
 
 void write_npy(const std::string& path, const NpyArray& a) {
   if (a.item_size() == 0) throw NpyError(fmt::format("{}: unsupported .npy descr '{}'", path, a.descr));
-  if (static_cast<std::size_t>(a.elements()) * a.item_size() != a.data.size())
-    throw NpyError(fmt::format("{}: {} data bytes for shape of {} elements of {} bytes", path, a.data.size(),
-                               a.elements(), a.item_size()));
+  const std::optional<std::size_t> need = a.shape_bytes();
+  if (need != a.data.size())
+    throw NpyError(fmt::format("{}: {} data bytes for shape ({}) of {}-byte elements, which needs {}", path,
+                               a.data.size(), fmt::join(a.shape, ", "), a.item_size(),
+                               need ? std::to_string(*need) : "more than 2^64 bytes"));
   std::string shape = "(";
   for (std::int64_t d : a.shape) shape += fmt::format("{}, ", d);
   if (a.shape.size() > 1) shape.resize(shape.size() - 2);
@@ -136,10 +143,13 @@ NpyArray read_npy(const std::string& path) {
   if (dict_value(header, "fortran_order", path) != "False")
     throw NpyError(fmt::format("{}: .npy array is in Fortran order (C order expected)", path));
   a.shape = parse_shape(dict_value(header, "shape", path), path);
-  const std::size_t need = static_cast<std::size_t>(a.elements()) * a.item_size();
+  // Checked for overflow: a wrapped product could match the data (a huge shape over no data).
+  const std::optional<std::size_t> need = a.shape_bytes();
   const std::size_t at = header_at + header_len;
-  if (bytes.size() - at != need)
-    throw NpyError(fmt::format("{}: .npy data has {} bytes, the shape needs {}", path, bytes.size() - at, need));
+  if (need != bytes.size() - at)
+    throw NpyError(fmt::format("{}: .npy data has {} bytes, the shape ({}) of '{}' needs {}", path,
+                               bytes.size() - at, fmt::join(a.shape, ", "), a.descr,
+                               need ? std::to_string(*need) : "more than 2^64 (a corrupt header)"));
   a.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.end());
   return a;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,9 +19,11 @@ namespace rb {
 struct NpyArray {
   std::string descr;                 // '<f4', '<f8', '<f2', '<u2', '|u1', ...
   std::vector<std::int64_t> shape;   // C order
-  std::vector<unsigned char> data;   // elements() * item_size() bytes
+  std::vector<unsigned char> data;   // shape_bytes() bytes
   std::size_t item_size() const;     // from descr
-  std::int64_t elements() const;
+  // The bytes the shape holds (its elements times item_size()); nullopt where a dimension is
+  // negative or the product overflows 64 bits, as a corrupt header's shape can.
+  std::optional<std::size_t> shape_bytes() const;
 };
 
 class NpyError : public std::runtime_error {
@@ -32,7 +35,7 @@ class NpyError : public std::runtime_error {
 // does not match the shape, std::runtime_error on an I/O failure.
 void write_npy(const std::string& path, const NpyArray& a);
 // Throws NpyError naming the file and what is wrong (not .npy, big-endian, Fortran order,
-// an unknown descr, truncated data).
+// an unknown descr, a shape whose size overflows, data shorter or longer than the shape).
 NpyArray read_npy(const std::string& path);
 
 }  // namespace rb

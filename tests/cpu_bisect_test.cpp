@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "app/cmd_bisect.h"
 #include "harness/bisect.h"
@@ -213,7 +214,36 @@ class BisectFiles : public ::testing::Test {
     fs::create_directories(dir);
   }
   void TearDown() override { fs::remove_all(dir); }
+
+  // A reproducer of naive (fp32) against the reference, bf16 fwd M=3 H=17, written as the
+  // bisect writes one; each side's outputs are the reference's (no GPU needed).
+  void write_identical_pair() {
+    BisectOptions o;
+    o.kernel = "naive";
+    o.against = "reference";
+    Case c = fwd_case(3, 17);
+    c.kernel = "naive";
+    const TensorBytes in = generate_inputs(c);
+    write_reproducer(dir.string(), o, c, in, reference_outputs(c, in), reference_outputs(c, in));
+  }
+  std::string case_text() const {
+    std::ifstream f(dir / "case.ini");
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  }
+  void set_case_text(const std::string& text) const { std::ofstream(dir / "case.ini") << text; }
+  testing_support::RunResult replay() const {
+    return testing_support::run_bench({"bisect", "--replay", dir.string()});
+  }
 };
+
+// A .npy file of `header` (the dict, unpadded) and `data`, as numpy would lay it out.
+void write_raw_npy(const fs::path& path, std::string header, std::size_t data_bytes) {
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream f(path, std::ios::binary);
+  f << "\x93NUMPY" << '\x01' << '\x00' << static_cast<char>(header.size() & 0xff)
+    << static_cast<char>(header.size() >> 8) << header << std::string(data_bytes, '\0');
+}
 
 TEST_F(BisectFiles, NpyRoundTrip) {
   NpyArray a{"<f4", {2, 3}, std::vector<unsigned char>(24)};
@@ -239,6 +269,25 @@ TEST_F(BisectFiles, NpyRefusesWhatItCannotRead) {
   EXPECT_THROW(read_npy((dir / "t.npy").string()), NpyError);
   EXPECT_THROW(write_npy((dir / "x.npy").string(), NpyArray{">f4", {1}, std::vector<unsigned char>(4)}), NpyError);
   EXPECT_THROW(write_npy((dir / "x.npy").string(), NpyArray{"<f4", {2}, std::vector<unsigned char>(4)}), NpyError);
+}
+
+// A shape whose byte count overflows 64 bits: 2^62 x 4 float32 wraps to 0 bytes, which an
+// unchecked product would take as matching an empty data section.
+TEST_F(BisectFiles, NpyRefusesAShapeWhoseSizeOverflows) {
+  const std::string huge = "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }";
+  write_raw_npy(dir / "empty.npy", huge, 0);
+  EXPECT_THROW(read_npy((dir / "empty.npy").string()), NpyError);
+  write_raw_npy(dir / "some.npy", huge, 50);
+  try {
+    read_npy((dir / "some.npy").string());
+    ADD_FAILURE() << "an overflowing shape was read";
+  } catch (const NpyError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("some.npy"), std::string::npos) << m;
+    EXPECT_NE(m.find("more than 2^64"), std::string::npos) << m;
+  }
+  EXPECT_THROW(write_npy((dir / "w.npy").string(), NpyArray{"<f4", {std::int64_t{1} << 62, 4}, {}}),
+               NpyError);
 }
 
 // A reproducer whose side B is the reference replays bit-exactly on a machine without a GPU
@@ -278,15 +327,123 @@ TEST_F(BisectFiles, ReplayOfTheReferenceSideNeedsNoGpu) {
 TEST_F(BisectFiles, ReplayOfAnIdenticalPairExitsZero) {
   std::string why;
   if (cuda_device_available(&why)) GTEST_SKIP() << "a GPU is present: the replay reruns the kernel side";
-  BisectOptions o;
-  o.kernel = "naive";
-  o.against = "reference";
-  Case c = fwd_case(3, 17);
-  c.kernel = "naive";
-  const TensorBytes in = generate_inputs(c);
-  write_reproducer(dir.string(), o, c, in, reference_outputs(c, in), reference_outputs(c, in));
-  const auto r = testing_support::run_bench({"bisect", "--replay", dir.string()});
+  write_identical_pair();
+  const auto r = replay();
   EXPECT_EQ(r.status, 0) << r.output;
+}
+
+// The replay reads every file before any GPU work, the saved fp64 reference included: a bad
+// one is a usage error (exit 2) naming it, on any machine.
+TEST_F(BisectFiles, ReplayRefusesAnUnreadableReferenceFile) {
+  write_identical_pair();
+  std::ofstream(dir / "ref_y.npy") << "garbage\n";
+  const auto r = replay();
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("rmsnorm-bench bisect: " + (dir / "ref_y.npy").string()), std::string::npos)
+      << r.output;
+}
+
+TEST_F(BisectFiles, ReplayRefusesAReferenceFileOfTheWrongDtypeOrShape) {
+  write_identical_pair();
+  const NpyArray ref = read_npy((dir / "ref_y.npy").string());  // <f8 of (3, 17)
+  // float32 of the right shape: the bytes of half the elements, not a different reference.
+  write_npy((dir / "ref_y.npy").string(),
+            {"<f4", ref.shape,
+             std::vector<unsigned char>(ref.data.begin(), ref.data.begin() + ref.data.size() / 2)});
+  auto r = replay();
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("ref_y.npy: holds <f4 of shape (3, 17), the case needs <f8 of shape (3, 17)"),
+            std::string::npos)
+      << r.output;
+  write_npy((dir / "ref_y.npy").string(), {"<f8", {17, 3}, ref.data});
+  r = replay();
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("ref_y.npy: holds <f8 of shape (17, 3), the case needs <f8 of shape (3, 17)"),
+            std::string::npos)
+      << r.output;
+}
+
+// case.ini: every key once, each a key of the case; a refusal names the file and line.
+TEST_F(BisectFiles, ReplayRefusesAMissingRepeatedOrUnknownKey) {
+  write_identical_pair();
+  const std::string good = case_text();  // 2 comment lines, then kernel= on line 3 ... seed= on line 18
+  const std::size_t kernel_at = good.find("kernel=");
+  ASSERT_NE(kernel_at, std::string::npos);
+  set_case_text(good.substr(0, kernel_at) + good.substr(good.find('\n', kernel_at) + 1));
+  auto r = replay();
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("case.ini: no kernel="), std::string::npos) << r.output;
+
+  set_case_text(good + "M=\"2\"\n");  // M= is on line 13
+  r = replay();
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("case.ini:19: M given again (first on line 13)"), std::string::npos) << r.output;
+
+  set_case_text(good + "bogus=\"1\"\n");
+  r = replay();
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("case.ini:19: 'bogus=\"1\"': no such key"), std::string::npos) << r.output;
+}
+
+// A side that cannot run the saved case is refused as on the command line (exit 2), before
+// any GPU work, on a machine without a GPU too.
+TEST_F(BisectFiles, ReplayRefusesASideThatCannotRunTheCase) {
+  write_identical_pair();
+  std::string text = case_text();
+  text.replace(text.find("kernel=\"naive\""), std::strlen("kernel=\"naive\""), "kernel=\"cublas\"");
+  text.replace(text.find("convention=\"fp32\""), std::strlen("convention=\"fp32\""), "convention=\"llama\"");
+  set_case_text(text);
+  const auto r = replay();
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("case.ini: cublas cannot run this case"), std::string::npos) << r.output;
+}
+
+// --replay takes the case from DIR/case.ini: the case options, and the options of a bisect's
+// output, are refused with it rather than ignored; --device (the GPU it reruns on) is not.
+TEST_F(BisectFiles, ReplayRefusesTheOptionsItDoesNotUse) {
+  write_identical_pair();
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{"--kernel", "auto"},
+                                                {"--H", "99"},
+                                                {"--op", "bwd"},
+                                                {"--against", "reference"}}) {
+    std::vector<std::string> args{"bisect", "--replay", dir.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = testing_support::run_bench(args);
+    EXPECT_EQ(r.status, 2) << extra[0] << ": " << r.output;
+    EXPECT_NE(r.output.find(extra[0] + ": not with --replay, which takes the case from " + dir.string() +
+                            "/case.ini"),
+              std::string::npos)
+        << r.output;
+  }
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--out", (dir / "o").string()}, {"--no-shrink"}, {"--plots"}}) {
+    std::vector<std::string> args{"bisect", "--replay", dir.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = testing_support::run_bench(args);
+    EXPECT_EQ(r.status, 2) << extra[0] << ": " << r.output;
+    EXPECT_NE(r.output.find(extra[0] + ": not with --replay"), std::string::npos) << r.output;
+  }
+  const auto r = testing_support::run_bench({"bisect", "--replay", dir.string(), "--device", "0"});
+  EXPECT_NE(r.status, 2) << r.output;
+}
+
+// Without a GPU the bisect exits 3 and leaves no --out directory it created behind; an --out
+// that cannot be written is still refused first (exit 2).
+TEST_F(BisectFiles, NoGpuLeavesNoEmptyOutDirectory) {
+  std::string why;
+  if (cuda_device_available(&why)) GTEST_SKIP() << "a GPU is present: the bisect runs and writes --out";
+  auto r =
+      testing_support::run_bench({"bisect", "--kernel", "naive", "--out", (dir / "new" / "out").string()});
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "new")) << r.output;
+  fs::create_directories(dir / "kept");
+  r = testing_support::run_bench({"bisect", "--kernel", "naive", "--out", (dir / "kept").string()});
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_TRUE(fs::is_directory(dir / "kept")) << "an --out that was there before is not removed";
+  std::ofstream(dir / "file") << "x";
+  r = testing_support::run_bench({"bisect", "--kernel", "naive", "--out", (dir / "file" / "out").string()});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--out"), std::string::npos) << r.output;
 }
 
 TEST(BisectCli, BadInputExitsTwoBeforeAnyGpuWork) {
