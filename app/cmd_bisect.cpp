@@ -69,7 +69,8 @@ std::vector<const CLI::Option*> add_case_options(CLI::App& app, BisectOptions& o
   app.add_option("--rdtype", o.rdtype, "Residual-stream dtype (add, add-bwd): same or a dtype")
       ->check(CLI::IsMember(wdtypes));
   app.add_option("--ydtype", o.ydtype, "y dtype (fwd, add): same or e4m3, e5m2")->check(CLI::IsMember(ydtypes));
-  add_parsed(app, "--y-scale", o.y_scale, parse_positive_double, "F", "Scale of an fp8 y (> 0, within fp32's normal range)",
+  add_parsed(app, "--y-scale", o.y_scale, parse_positive_double, "F",
+             "Scale of an fp8 y (> 0, within fp32's normal range)",
              format_double(o.y_scale));
   add_parsed(
       app, "--M", o.M, [](const std::string& s) { return parse_int_in(s, 1, std::int64_t{1} << 24); }, "INT",
@@ -77,7 +78,8 @@ std::vector<const CLI::Option*> add_case_options(CLI::App& app, BisectOptions& o
   add_parsed(
       app, "--H", o.H, [](const std::string& s) { return parse_int_in(s, 1, std::int64_t{1} << 20); }, "INT",
       "Hidden size (1 to 2^20)", std::to_string(o.H));
-  add_parsed(app, "--eps", o.eps, parse_positive_double, "F", "eps (> 0, within fp32's normal range)", format_double(o.eps));
+  add_parsed(app, "--eps", o.eps, parse_positive_double, "F", "eps (> 0, within fp32's normal range)",
+             format_double(o.eps));
   app.add_option("--dist", o.dist, "Input distribution")->check(CLI::IsMember(all_names<Dist>()));
   app.add_option("--layout", o.layout, "Memory layout")->check(CLI::IsMember(all_names<Layout>()));
   add_parsed(app, "--seed", o.seed, parse_seed, "UINT64", "Seed of the input generators", std::to_string(o.seed));
