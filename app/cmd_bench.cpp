@@ -25,6 +25,7 @@
 #include "harness/case.h"
 #include "harness/cuda_check.h"
 #include "harness/device.h"
+#include "harness/wait.h"
 #include "harness/runner.h"
 #include "kernels/registry.h"
 #include "kernels/vendor/vendor.h"
@@ -430,6 +431,12 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
       app, "--max-time", o.max_time, [](const std::string& s) { return parse_double_in(s, 0.0, 3600.0); }, "S",
       "Timing budget per case, seconds (0 to 3600)", fmt::format("{:g}", o.max_time));
   add_parsed(
+      app, "--kernel-timeout", o.kernel_timeout,
+      [](const std::string& s) { return parse_double_in(s, 0.0, 86400.0); }, "S",
+      "Seconds one wait for a kernel may take before the run stops as hung (exit 4, every earlier row kept); "
+      "0 waits forever (0 to 86400)",
+      fmt::format("{:g}", o.kernel_timeout));
+  add_parsed(
       app, "--max-cases", o.max_cases, [](const std::string& s) { return parse_int_in(s, 1, kMaxMaxCases); }, "N",
       fmt::format("Refuse a sweep of more cases than this, counted before any is built (1 to {})", kMaxMaxCases),
       std::to_string(o.max_cases));
@@ -502,6 +509,7 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
 
 int run_bench(const BenchOptions& o) {
   install_interrupt_handlers();
+  set_wait_policy(o.kernel_timeout, [] { return interrupt_signal() != 0; });
   if (!check_outputs(o)) return kExitUsage;
   std::vector<Sweep> sweep;
   std::uint64_t n_cases = 0;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/wait.h"
+
 namespace rb {
 
 // --max-cases: default and the most it may be raised to.
@@ -25,6 +27,7 @@ struct BenchOptions {
   int min_samples = 10;
   double max_noise = 0.5;
   double max_time = 0.1;
+  double kernel_timeout = kDefaultKernelTimeoutS;  // seconds a wait for a kernel may take; 0 = no limit
   std::string out_dir = "results";
   std::string csv, md;
   int device = 0;

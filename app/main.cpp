@@ -1,6 +1,7 @@
 // rmsnorm-bench: validates and benchmarks GPU RMSNorm kernels. main only wires the
 // subcommands; each lives in its own file.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 #include <new>
 #include <rb_version.h>
@@ -12,6 +13,7 @@
 #include "app/cmd_merge.h"
 #include "app/exit_codes.h"
 #include "harness/cuda_check.h"
+#include "harness/wait.h"
 #include "kernels/plugin.h"
 #include "kernels/vendor/vendor.h"
 
@@ -89,23 +91,34 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  try {
-    if (list_cmd->parsed()) return rb::run_list(list);
-    if (compare_cmd->parsed()) return rb::run_compare(compare);
-    if (merge_cmd->parsed()) return rb::run_merge(merge);
-    if (bisect_cmd->parsed()) return rb::run_bisect_command(bisect);
-    return rb::run_bench(bench);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "rmsnorm-bench: " << e.what() << "\n";
-    return rb::kExitUsage;
-  } catch (const rb::CudaError& e) {
-    std::cerr << "rmsnorm-bench: CUDA error: " << e.what() << "\n";
-    return rb::kExitCudaError;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "rmsnorm-bench: out of host memory (std::bad_alloc); this is not a CUDA error\n";
-    return rb::kExitHostError;
-  } catch (const std::exception& e) {
-    std::cerr << "rmsnorm-bench: " << e.what() << "\n";
-    return rb::kExitHostError;
+  const auto dispatch = [&]() -> int {
+    try {
+      if (list_cmd->parsed()) return rb::run_list(list);
+      if (compare_cmd->parsed()) return rb::run_compare(compare);
+      if (merge_cmd->parsed()) return rb::run_merge(merge);
+      if (bisect_cmd->parsed()) return rb::run_bisect_command(bisect);
+      return rb::run_bench(bench);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "rmsnorm-bench: " << e.what() << "\n";
+      return rb::kExitUsage;
+    } catch (const rb::CudaError& e) {
+      std::cerr << "rmsnorm-bench: CUDA error: " << e.what() << "\n";
+      return rb::kExitCudaError;
+    } catch (const std::bad_alloc&) {
+      std::cerr << "rmsnorm-bench: out of host memory (std::bad_alloc); this is not a CUDA error\n";
+      return rb::kExitHostError;
+    } catch (const std::exception& e) {
+      std::cerr << "rmsnorm-bench: " << e.what() << "\n";
+      return rb::kExitHostError;
+    }
+  };
+  const int rc = dispatch();
+  // A kernel still runs on the device (harness/wait.h): the outputs are written, and the exit
+  // skips the static destructors and the CUDA runtime's teardown, which would wait on it.
+  if (rb::device_wedged()) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(rc);
   }
+  return rc;
 }

@@ -118,6 +118,8 @@ int run_streaming(const RunFn& run, PendingCsv& csv, std::vector<Record>& record
     return 128 + e.signal;
   } catch (const CudaError& e) {
     std::cerr << "\nrmsnorm-bench: CUDA error aborted the run: " << e.what() << "\n";
+    // A wait given up after a signal (harness/wait.h) ends the run as the signal asked.
+    if (const int sig = interrupt_signal()) return 128 + sig;
     return kExitCudaError;
   } catch (const std::bad_alloc&) {
     std::cerr << "\nrmsnorm-bench: out of host memory (std::bad_alloc) after " << records.size()

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "harness/cuda_check.h"
+#include "harness/wait.h"
 
 namespace rb {
 
@@ -10,8 +11,10 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   if (bytes > 0) RB_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
 }
 
+// cudaFree synchronizes with the device: with a kernel that never finishes still on it
+// (device_wedged) the buffer is left to the process's exit instead.
 DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) RB_CUDA_CHECK_NOTHROW(cudaFree(ptr_));
+  if (ptr_ && !device_wedged()) RB_CUDA_CHECK_NOTHROW(cudaFree(ptr_));
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
@@ -19,7 +22,7 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
-    if (ptr_) RB_CUDA_CHECK_NOTHROW(cudaFree(ptr_));
+    if (ptr_ && !device_wedged()) RB_CUDA_CHECK_NOTHROW(cudaFree(ptr_));
     ptr_ = std::exchange(o.ptr_, nullptr);
     bytes_ = std::exchange(o.bytes_, 0);
   }

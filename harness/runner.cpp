@@ -15,6 +15,7 @@
 #include "harness/nvtx.h"
 #include "harness/ops.h"
 #include "harness/validate.h"
+#include "harness/wait.h"
 #include "kernels/registry.h"
 #include "reference/generate.h"
 #include "reference/rmsnorm_ref.h"
@@ -211,7 +212,11 @@ Runner::Runner(DeviceInfo dev, RunConfig cfg)
       impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush, cfg_.max_device_bytes, cfg_.inputs)) {}
 
 void Runner::forget_data() { impl_->data.reset(); }
-Runner::~Runner() = default;
+Runner::~Runner() {
+  // A kernel still running (a wait gave up on it): freeing buffers, plans and the stream
+  // would synchronize with it and block for good. They are left to the process's exit.
+  if (device_wedged()) (void)impl_.release();
+}
 
 const CopyCeiling& Runner::copy_ceiling() {
   if (!impl_->copy) {
@@ -452,8 +457,7 @@ Record Runner::run_case(const Case& c) {
       cudaGetLastError();
       return e;
     }
-    e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess) throw CudaError(e, "kernel failed: " + cuda_error_text(e));
+    wait_stream(s, "the kernel");  // throws CudaError: "the kernel failed: ..." or did not finish
     return cudaSuccess;
   };
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "harness/cuda_check.h"
+#include "harness/wait.h"
 
 namespace rb {
 
@@ -69,7 +70,7 @@ double timed_us(const LaunchFn& body, cudaStream_t s, const Event& start, const 
   RB_CUDA_CHECK(cudaEventRecord(start.get(), s));
   body(s);
   RB_CUDA_CHECK(cudaEventRecord(stop.get(), s));
-  RB_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+  wait_event(stop.get(), "a timed launch");
   float ms = 0;
   RB_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
   return 1000.0 * ms;
@@ -79,7 +80,7 @@ double timed_us(const LaunchFn& body, cudaStream_t s, const Event& start, const 
 
 SampleStats time_cold(const LaunchFn& launch, L2Flusher& flusher, cudaStream_t s, const TimingOptions& o) {
   for (int i = 0; i < o.warmup; ++i) launch(s);
-  RB_CUDA_CHECK(cudaStreamSynchronize(s));
+  wait_stream(s, "the warm-up launches");
   Event start, stop;
   std::vector<double> samples;
   const auto t0 = std::chrono::steady_clock::now();
@@ -112,7 +113,7 @@ double time_graph(const LaunchFn& launch, cudaStream_t s, const TimingOptions& o
   RB_CUDA_CHECK(cudaGraphInstantiate(&owner.e, graph, 0));
   const LaunchFn replay = [&](cudaStream_t st) { RB_CUDA_CHECK(cudaGraphLaunch(owner.e, st)); };
   replay(s);  // warm-up
-  RB_CUDA_CHECK(cudaStreamSynchronize(s));
+  wait_stream(s, "the CUDA graph's warm-up replay");
   Event start, stop;
   std::vector<double> samples;
   const auto t0 = std::chrono::steady_clock::now();

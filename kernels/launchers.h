@@ -45,6 +45,7 @@ enum class FwdBug {
   mean_sub,
   pad_denominator,
   trap,  // a device fault (__trap on the last row), not a numerics bug
+  hang,  // a kernel that never finishes (the last row waits for good), not a numerics bug
   no_eps,
   stride_ignored,
   warp_sum_only
@@ -109,7 +110,14 @@ Strategy auto_pick(const Problem& p);      // by p.op
 // dw accumulated in w's storage dtype; the saved value taken for rms (dx and dw computed
 // with 1 / saved instead of saved); the correction's dot product without w; dw summing dy * x
 // without the rows' rrms.
-enum class BwdBug { dw_wrong_axis, no_correction, dw_storage_accum, saved_as_rms, correction_without_w, dw_unnormalized };
+enum class BwdBug {
+  dw_wrong_axis,
+  no_correction,
+  dw_storage_accum,
+  saved_as_rms,
+  correction_without_w,
+  dw_unnormalized
+};
 cudaError_t launch_bwd_mutant(BwdBug bug, const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_mutant_workspace_bytes(const BwdArgs& a);
 

@@ -234,13 +234,16 @@ std::deque<KernelInfo> build() {
             name, Launchers{[bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); },
                             nullptr, nullptr, nullptr});
       });
-  KernelInfo& trap = mutant("mutant-trap", "traps on the device at the last row (a fault, not a numerics bug)",
-                            {Op::fwd});
-  trap.device_fault = true;
-  trap.prepare = launcher_prepare(
-      "mutant-trap",
-      Launchers{[](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(FwdBug::trap, a, s); }, nullptr,
-                nullptr, nullptr});
+  for (const auto& [name, desc, bug] :
+       {std::tuple{"mutant-trap", "traps on the device at the last row (a fault, not a numerics bug)", FwdBug::trap},
+        std::tuple{"mutant-hang", "never finishes: the last row waits for good (a hang, not a numerics bug)",
+                   FwdBug::hang}}) {
+    KernelInfo& k = mutant(name, desc, {Op::fwd});
+    k.device_fault = true;
+    k.prepare = launcher_prepare(
+        name, Launchers{[bug = bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); },
+                        nullptr, nullptr, nullptr});
+  }
   for_each_mutant(
       {std::tuple{"mutant-residual-storage-dtype",
                   "residual sum x + r rounded to x's storage dtype before use",

@@ -130,7 +130,7 @@ if want gpu; then
   r=$?; [ "$r" -gt "$gpu_rc" ] && gpu_rc=$r
   gpu_pass=$(count PASSED "$OUT"/gpu-tests.*.log); gpu_fail=$(count FAILED "$OUT"/gpu-tests.*.log)
   gpu_skip=$(count SKIPPED "$OUT"/gpu-tests.*.log)
-  mutants_total=$("$BIN" list --all | grep '^mutant-' | grep -vc '^mutant-trap ')
+  mutants_total=$("$BIN" list --all | grep '^mutant-' | grep -vcE '^mutant-(trap|hang) ')
   mutants_caught=$(cat "$OUT"/gpu-tests.*.log | grep -c '^MUTANT .* caught by [1-9]')
   plugin_mutants=$(cat "$OUT"/gpu-tests.*.log | grep '^PLUGIN MUTANT' | tr '\n' ';')
   save gpu gpu_rc gpu_pass gpu_fail gpu_skip mutants_total mutants_caught plugin_mutants

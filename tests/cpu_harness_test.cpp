@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -22,6 +25,7 @@
 #include "harness/case.h"
 #include "harness/timing.h"
 #include "harness/validate.h"
+#include "harness/wait.h"
 #include "kernels/registry.h"
 #include "tests/mutant_names.h"
 
@@ -792,6 +796,67 @@ TEST(HarnessBytes, ForwardBytes) {
   EXPECT_EQ(op_bytes(Op::fwd, M, H, DType::f32, DType::f32, DType::f32), 2 * M * H * 4 + H * 4 + 4 * M);
   EXPECT_EQ(op_bytes(Op::fwd, 1, 4097, DType::f16, DType::f16, DType::f16), 2 * 4097 * 2 + 4097 * 2 + 4);
   EXPECT_EQ(op_bytes(Op::fwd, 1, 1, DType::f32, DType::f32, DType::f32), 16);
+}
+
+// ---------------------------------------------------------------------------------------
+// harness/wait.h: waiting for a kernel by polling, with a timeout and a signal's grace
+
+// A query that reports "not ready" `busy` times, then `last`.
+std::function<cudaError_t()> ready_after(int busy, cudaError_t last = cudaSuccess) {
+  auto n = std::make_shared<int>(0);
+  return [n, busy, last] { return (*n)++ < busy ? cudaErrorNotReady : last; };
+}
+
+TEST(HarnessWait, EndsWhenTheWorkIsDone) {
+  const WaitResult r = poll_until_done(ready_after(5000), 10, nullptr, 1);
+  EXPECT_EQ(r.end, WaitEnd::done);
+  EXPECT_LT(r.waited_s, 5);
+}
+
+TEST(HarnessWait, ReturnsTheDevicesError) {
+  const WaitResult r = poll_until_done(ready_after(3, cudaErrorLaunchFailure), 10, nullptr, 1);
+  EXPECT_EQ(r.end, WaitEnd::error);
+  EXPECT_EQ(r.error, cudaErrorLaunchFailure);
+}
+
+TEST(HarnessWait, GivesUpAfterTheTimeout) {
+  const WaitResult r = poll_until_done([] { return cudaErrorNotReady; }, 0.2, nullptr, 1);
+  EXPECT_EQ(r.end, WaitEnd::timed_out);
+  EXPECT_GE(r.waited_s, 0.2);
+  EXPECT_LT(r.waited_s, 2.0);
+}
+
+// A signal does not cut a running kernel short: the wait goes on for the grace, and ends
+// early only if the kernel is still running then.
+TEST(HarnessWait, AfterASignalWaitsTheGraceThenGivesUp) {
+  bool signalled = false;
+  const auto abandon = [&] { return signalled; };
+  auto polls = std::make_shared<int>(0);
+  const auto query = [&, polls] {
+    if (++*polls == 100) signalled = true;
+    return cudaErrorNotReady;
+  };
+  const WaitResult r = poll_until_done(query, 0, abandon, 0.3);
+  EXPECT_EQ(r.end, WaitEnd::abandoned);
+  EXPECT_GE(r.waited_s, 0.3);
+  EXPECT_LT(r.waited_s, 3.0);
+  // A kernel that finishes within the grace ends the wait as done.
+  signalled = true;
+  EXPECT_EQ(poll_until_done(ready_after(50), 0, abandon, 10).end, WaitEnd::done);
+}
+
+// Timeout 0 is no limit: work done after 0.3 s ends a wait without one as done, and one of
+// 0.1 s as timed out.
+TEST(HarnessWait, ZeroTimeoutIsNoLimit) {
+  const auto done_after = [](double s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    return [t0, s] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= s ? cudaSuccess
+                                                                                                : cudaErrorNotReady;
+    };
+  };
+  EXPECT_EQ(poll_until_done(done_after(0.3), 0, nullptr, 1).end, WaitEnd::done);
+  EXPECT_EQ(poll_until_done(done_after(0.3), 0.1, nullptr, 1).end, WaitEnd::timed_out);
 }
 
 // ---------------------------------------------------------------------------------------

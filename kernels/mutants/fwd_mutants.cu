@@ -17,6 +17,9 @@ namespace {
 constexpr int kThreads = 256;
 constexpr std::int64_t kPad = 8;
 
+// Never set: mutant-hang's last row waits on it for good.
+__device__ int g_never_set = 0;
+
 template <class T, class W, FwdBug B>
 __global__ void __launch_bounds__(kThreads) fwd_mutant_kernel(FwdArgs a) {
   __shared__ float scratch[32];
@@ -36,6 +39,12 @@ __global__ void __launch_bounds__(kThreads) fwd_mutant_kernel(FwdArgs a) {
   // unusable (the harness must end the run with exit 4, every earlier row on disk).
   if constexpr (B == FwdBug::trap) {
     if (row == a.M - 1) __trap();
+  }
+  // A hang, not a numerics bug: the last row's block waits for a flag nothing sets (a
+  // deadlocked kernel); the harness must give up after --kernel-timeout, exit 4, rows kept.
+  if constexpr (B == FwdBug::hang) {
+    if (row == a.M - 1)
+      while (*static_cast<volatile int*>(&g_never_set) == 0) __nanosleep(1000);
   }
 
   float mean = 0.f;
@@ -90,6 +99,7 @@ cudaError_t launch_bug(FwdBug bug, const FwdArgs& a, cudaStream_t s) {
       fwd_mutant_kernel<T, W, FwdBug::pad_denominator><<<grid, kThreads, 0, s>>>(a);
       break;
     case FwdBug::trap: fwd_mutant_kernel<T, W, FwdBug::trap><<<grid, kThreads, 0, s>>>(a); break;
+    case FwdBug::hang: fwd_mutant_kernel<T, W, FwdBug::hang><<<grid, kThreads, 0, s>>>(a); break;
     case FwdBug::no_eps: fwd_mutant_kernel<T, W, FwdBug::no_eps><<<grid, kThreads, 0, s>>>(a); break;
     case FwdBug::stride_ignored:
       fwd_mutant_kernel<T, W, FwdBug::stride_ignored><<<grid, kThreads, 0, s>>>(a);
