@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <exception>
 #include <utility>
 
@@ -37,11 +38,13 @@ CLI::App* setup_merge(CLI::App& app, MergeOptions& o) {
 
 int run_merge(const MergeOptions& o) {
   std::vector<std::pair<std::string, std::vector<Record>>> inputs;
+  std::vector<std::vector<std::int64_t>> lines(o.inputs.size());  // a conflict names FILE:LINE
   std::vector<Record> merged;
   std::size_t replaced = 0;
   try {
-    for (const std::string& path : o.inputs) inputs.emplace_back(path, read_csv(path));
-    merged = merge_records(inputs, o.update ? OnConflict::later_wins : OnConflict::refuse, &replaced);
+    for (std::size_t k = 0; k < o.inputs.size(); ++k)
+      inputs.emplace_back(o.inputs[k], read_csv(o.inputs[k], &lines[k]));
+    merged = merge_records(inputs, o.update ? OnConflict::later_wins : OnConflict::refuse, &replaced, lines);
   } catch (const std::exception& e) {  // CsvError names file:line, MergeError the case and files
     print_error(e.what());
     return 2;

@@ -69,6 +69,19 @@ std::string bound_text(std::int64_t limit, const char* bound) {
 // differences of a writer that rounds to 15 significant digits.
 bool close(double got, double want) { return std::fabs(got - want) <= 1e-9 * std::fabs(want); }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// "" when v is one of E's names (core/names.h: what the runner writes), else the refusal
+// listing them.
+template <class E>
+std::string one_of(const std::string& v) {
+  return parse_name<E>(v) ? std::string() : refused("'" + v + "'", joined(all_names<E>()));
+}
+
 }  // namespace
 
 std::string at_least(std::int64_t v, std::int64_t min, const char* bound) {
@@ -109,11 +122,36 @@ std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim) {
                   : refused(fmt::format("{}", v), fmt::format("-1 or below {} = {}", dim, size));
 }
 
-std::string convention(const Record& r) {
-  if (parse_convention(r.convention)) return std::string();
-  std::string names;
-  for (const std::string& n : all_names<Convention>()) names += (names.empty() ? "" : ", ") + n;
-  return refused("'" + r.convention + "'", names);
+std::string kernel(const Record& r) {
+  return r.kernel.empty() ? refused("''", "a kernel's name, not empty") : std::string();
+}
+
+std::string op(const Record& r) { return one_of<Op>(r.op); }
+std::string layout(const Record& r) { return one_of<Layout>(r.layout); }
+std::string dist(const Record& r) { return one_of<Dist>(r.dist); }
+std::string convention(const Record& r) { return one_of<Convention>(r.convention); }
+
+std::string input_dtype(const std::string& v) {
+  const std::optional<DType> d = parse_dtype(v);
+  if (d && is_input_dtype(*d)) return std::string();
+  std::vector<std::string> names;
+  for (DType t : all_of<DType>())
+    if (is_input_dtype(t)) names.emplace_back(dtype_name(t));
+  return refused("'" + v + "'", joined(names));
+}
+
+std::string residual_with_op(const Record& r) {
+  const std::optional<Op> o = parse_op(r.op);
+  if (!o) return std::string();  // op's own rule names it
+  if (has_residual(*o) != r.rdtype.empty()) return std::string();
+  if (r.rdtype.empty()) {
+    return fmt::format("empty while op is {} (an op with a residual stream records its dtype)", r.op);
+  }
+  std::vector<std::string> residual_ops;
+  for (Op each : all_of<Op>())
+    if (has_residual(each)) residual_ops.emplace_back(op_name(each));
+  return refused("'" + r.rdtype + "'", fmt::format("empty where op is {}; only {} have a residual stream",
+                                                   r.op, joined(residual_ops)));
 }
 
 std::string output_dtype(const Record& r) {

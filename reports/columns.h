@@ -55,8 +55,21 @@ std::string non_negative(const std::optional<double>& v);  // empty: ok
 std::string error_metric(double v, Status s);
 // An index into a dimension of `size` ("M", "H"), or -1 for none.
 std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim);
-// convention: a name core/names.h knows. ydtype: empty or an fp8 dtype's name.
+// kernel: not empty. Its names are open (built-ins, `plugin:<name>`, `peer:<name>`, variants
+// such as `cudnn@eng3`), so only the empty name, which no run writes, is refused.
+std::string kernel(const Record& r);
+// op, layout, dist, convention: a name core/names.h knows.
+std::string op(const Record& r);
+std::string layout(const Record& r);
+std::string dist(const Record& r);
 std::string convention(const Record& r);
+// dtype, wdtype, a set rdtype: a dtype a tensor other than y may have (core/names.h
+// is_input_dtype: fp8 is y's alone).
+std::string input_dtype(const std::string& v);
+// rdtype: set exactly where the op has a residual stream (the runner leaves it empty for the
+// others, in every schema).
+std::string residual_with_op(const Record& r);
+// ydtype: empty or an fp8 dtype's name.
 std::string output_dtype(const Record& r);
 // y_scale is set exactly where ydtype is.
 std::string scale_with_fp8(const Record& r);
@@ -81,21 +94,23 @@ inline constexpr Column kRecordColumns[] = {
     {"schema", &Record::schema},
     {"gpu", &Record::gpu},
     {"cc", &Record::cc},
-    {"kernel", &Record::kernel, kKey},
+    {"kernel", &Record::kernel, kKey, 1, rule::kernel},
     {"picked", &Record::picked},
     {"provider", &Record::provider, false, 2},
     {"provider_version", &Record::provider_version, false, 2},
-    {"op", &Record::op, kKey},
-    {"dtype", &Record::dtype, kKey},
-    {"wdtype", &Record::wdtype, kKey},
-    {"rdtype", &Record::rdtype, kKey},
+    {"op", &Record::op, kKey, 1, rule::op},
+    {"dtype", &Record::dtype, kKey, 1, [](const Record& r) { return rule::input_dtype(r.dtype); }},
+    {"wdtype", &Record::wdtype, kKey, 1, [](const Record& r) { return rule::input_dtype(r.wdtype); }},
+    {"rdtype", &Record::rdtype, kKey, 1,
+     [](const Record& r) { return r.rdtype.empty() ? std::string() : rule::input_dtype(r.rdtype); },
+     rule::residual_with_op},
     {"M", &Record::M, kKey, 1, [](const Record& r) { return rule::at_least(r.M, 1); }},
     {"H", &Record::H, kKey, 1, [](const Record& r) { return rule::at_least(r.H, 1); }},
     {"stride", &Record::stride, kKey, 1, [](const Record& r) { return rule::at_least(r.stride, 1); },
      [](const Record& r) { return rule::at_least(r.stride, r.H, "H"); }},
-    {"layout", &Record::layout, kKey},
+    {"layout", &Record::layout, kKey, 1, rule::layout},
     {"eps", &Record::eps, kKey, 1, [](const Record& r) { return rule::positive(r.eps); }},
-    {"dist", &Record::dist, kKey},
+    {"dist", &Record::dist, kKey, 1, rule::dist},
     {"seed", &Record::seed, kKey},
     {"convention", &Record::convention, kKey, 3, rule::convention},
     {"ydtype", &Record::ydtype, kKey, 3, rule::output_dtype},

@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "reports/csv_reader.h"
 #include "reports/markdown.h"
 
 namespace rb {
@@ -14,15 +15,19 @@ namespace {
 
 using Index = std::unordered_map<std::string, std::size_t>;
 
-Index index_by_key(const std::vector<Record>& rows, CompareError::Side side) {
+Index index_by_key(const std::vector<Record>& rows, const std::vector<std::int64_t>& lines,
+                   CompareError::Side side) {
   Index index;
   index.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto [it, inserted] = index.emplace(case_key(rows[i]), i);
     if (!inserted) {
-      throw CompareError(side, fmt::format("case {} appears twice (data rows {} and {}); a key must be "
-                                           "unique within a file",
-                                           case_label(rows[i]), it->second + 1, i + 1));
+      const std::int64_t line = record_line(lines, i);
+      throw CompareError(side,
+                         fmt::format("case {} appears twice, on lines {} and {}; a key must be unique "
+                                     "within a file",
+                                     case_label(rows[i]), record_line(lines, it->second), line),
+                         line);
     }
   }
   return index;
@@ -48,6 +53,24 @@ double noise_or_zero(const std::optional<double>& noise) {
 bool passes(Status s) { return s == Status::pass; }
 bool fails(Status s) { return s == Status::fail || s == Status::error; }
 
+// A pass that was never compared with the reference: a --no-check run writes status pass with
+// rows_checked 0 (harness/runner.cpp), while a checked case checks at least its first and last
+// rows. It says the kernel ran, not that its numerics hold.
+bool unchecked(const Record& r) { return r.status == Status::pass && r.rows_checked == 0; }
+
+// The status as the gate tells states apart: an unchecked pass is not a checked one.
+std::string state_name(const Record& r) {
+  return unchecked(r) ? "pass (not checked)" : status_name(r.status);
+}
+
+// The rule, numerics first. A case that stopped passing is a regression (pass -> skip too: the
+// current run no longer covers it), and so is a pass the baseline checked and the current run
+// did not (pass -> pass (not checked)): its numerics are no longer covered either, and a gate
+// fed a timing-only run must not vouch for them. A failure becomes an improvement only through
+// a checked pass: fail -> pass (not checked) says nothing about the numerics, so it is shown as
+// a status change that is neither, and the row is judged on bandwidth like any other. A gate
+// meant for timing alone says so (options.allow_unchecked): checked -> unchecked is then such a
+// status change too.
 void judge(CompareRow& row, const CompareOptions& options) {
   const Record& b = *row.base;
   const Record& c = *row.cur;
@@ -56,14 +79,13 @@ void judge(CompareRow& row, const CompareOptions& options) {
   if (b.gbps && c.gbps && std::isfinite(*b.gbps) && std::isfinite(*c.gbps) && *b.gbps > 0) {
     row.gbps_change_pct = (*c.gbps - *b.gbps) / *b.gbps * 100.0;
   }
-  const std::string status_change = fmt::format("{} -> {}", status_name(b.status), status_name(c.status));
-  // A case that stopped passing (a skip included: the current run no longer covers it).
-  if (passes(b.status) && !passes(c.status)) {
+  const std::string status_change = fmt::format("{} -> {}", state_name(b), state_name(c));
+  if (passes(b.status) && (!passes(c.status) || (!unchecked(b) && unchecked(c) && !options.allow_unchecked))) {
     row.change = Change::regression;
     row.why = status_change;
     return;
   }
-  if (fails(b.status) && passes(c.status)) {
+  if (fails(b.status) && passes(c.status) && !unchecked(c)) {
     row.change = Change::improvement;
     row.why = status_change;
     return;
@@ -116,6 +138,15 @@ std::vector<const CompareRow*> sorted(const CompareResult& result, Change change
   return out;
 }
 
+// Unchanged keys whose status changed all the same (fail -> pass (not checked), skip -> pass):
+// listed in both reports, so a case the current run no longer verifies is never only a count.
+std::vector<const CompareRow*> other_status_changes(const CompareResult& result) {
+  std::vector<const CompareRow*> out;
+  for (const CompareRow* r : sorted(result, Change::unchanged))
+    if (r->status_changed()) out.push_back(r);
+  return out;
+}
+
 std::string gpus_text(const std::vector<std::string>& gpus) {
   return gpus.empty() ? std::string("no rows") : quoted_list(gpus);
 }
@@ -137,9 +168,9 @@ void md_table(std::string& md, const std::vector<const CompareRow*>& rows) {
   md += "| case | status | GB/s baseline | GB/s current | change | noise baseline | noise current |\n";
   md += "|---|---|--:|--:|--:|--:|--:|\n";
   for (const CompareRow* r : rows) {
-    const std::string status = r->status_changed() ? fmt::format("{} -> {}", status_name(r->base->status),
-                                                                 status_name(r->cur->status))
-                                                   : std::string(status_name(r->cur->status));
+    const std::string status = r->status_changed()
+                                   ? fmt::format("{} -> {}", state_name(*r->base), state_name(*r->cur))
+                                   : state_name(*r->cur);
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_escape(md_code(case_label(any_record(*r)))), status,
                       gbps_text(r->base), gbps_text(r->cur), change_text(*r), noise_text(r->base_noise_pct),
                       noise_text(r->cur_noise_pct));
@@ -149,7 +180,7 @@ void md_table(std::string& md, const std::vector<const CompareRow*>& rows) {
 void md_list(std::string& md, const std::vector<const CompareRow*>& rows) {
   for (const CompareRow* r : rows) {
     const Record& rec = any_record(*r);
-    md += fmt::format("- {} ({}{})\n", md_code(case_label(rec)), status_name(rec.status),
+    md += fmt::format("- {} ({}{})\n", md_code(case_label(rec)), state_name(rec),
                       rec.gbps ? fmt::format(", {:.1f} GB/s", *rec.gbps) : std::string());
   }
 }
@@ -172,6 +203,8 @@ const char* change_name(Change c) {
   return "unchanged";  // unreachable for a valid enum; keeps -Wreturn-type quiet
 }
 
+bool CompareRow::status_changed() const { return base && cur && state_name(*base) != state_name(*cur); }
+
 std::size_t CompareResult::count(Change c) const {
   return static_cast<std::size_t>(
       std::count_if(rows.begin(), rows.end(), [c](const CompareRow& r) { return r.change == c; }));
@@ -182,11 +215,12 @@ std::size_t CompareResult::regressions() const {
 }
 
 CompareResult compare_records(const std::vector<Record>& base, const std::vector<Record>& cur,
-                              const CompareOptions& options) {
+                              const CompareOptions& options, const std::vector<std::int64_t>& base_lines,
+                              const std::vector<std::int64_t>& cur_lines) {
   CompareResult result;
   result.options = options;
-  const Index base_index = index_by_key(base, CompareError::Side::baseline);
-  const Index cur_index = index_by_key(cur, CompareError::Side::current);
+  const Index base_index = index_by_key(base, base_lines, CompareError::Side::baseline);
+  const Index cur_index = index_by_key(cur, cur_lines, CompareError::Side::current);
   result.base_gpus = distinct_gpus(base);
   result.cur_gpus = distinct_gpus(cur);
   if (!options.ignore_gpu && !base.empty() && !cur.empty() && result.base_gpus != result.cur_gpus) {
@@ -233,8 +267,10 @@ std::string compare_markdown(const CompareResult& result, const std::string& bas
   md += fmt::format("**{}**\n\n", verdict(result));
   md += fmt::format("- Baseline: {} (GPU {})\n", md_code(base_name), md_escape(gpus_text(result.base_gpus)));
   md += fmt::format("- Current: {} (GPU {})\n", md_code(cur_name), md_escape(gpus_text(result.cur_gpus)));
-  md += fmt::format("- Rule: a case that stopped passing is a regression; {}{}\n", threshold_text(o),
-                    o.ignore_gpu ? " (GPU names not checked: --ignore-gpu)" : "");
+  md += fmt::format(
+      "- Rule: a case that stopped passing, or that the baseline checked and the current run "
+      "did not (--no-check), is a regression; a failure is fixed only by a checked pass; {}{}\n",
+      threshold_text(o), o.ignore_gpu ? " (GPU names not checked: --ignore-gpu)" : "");
   md += fmt::format("- Missing keys: {}\n\n",
                     o.allow_missing ? "listed only (--allow-missing)" : "count as regressions");
 
@@ -256,9 +292,7 @@ std::string compare_markdown(const CompareResult& result, const std::string& bas
   md += fmt::format("## Unchanged ({})\n\n", unchanged.size());
   md += fmt::format("{} key{} in both files within the threshold or within noise, or not timed in both.\n\n",
                     unchanged.size(), unchanged.size() == 1 ? "" : "s");
-  std::vector<const CompareRow*> other_status;
-  for (const CompareRow* r : unchanged)
-    if (r->status_changed()) other_status.push_back(r);
+  const std::vector<const CompareRow*> other_status = other_status_changes(result);
   if (!other_status.empty()) {
     md += "Status changes that are neither a regression nor an improvement:\n\n";
     md_table(md, other_status);
@@ -299,8 +333,7 @@ std::string compare_text(const CompareResult& result, const std::string& base_na
   const auto line = [&](const char* tag, const CompareRow& r) {
     s += fmt::format("  {:<12} {}: {}\n", tag, case_label(any_record(r)), r.why);
   };
-  const auto listing = [&](const char* tag, Change change, bool all) {
-    const auto rows = sorted(result, change);
+  const auto listing = [&](const char* tag, const std::vector<const CompareRow*>& rows, bool all) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (!all && i == kMaxListed) {
         s += fmt::format("  {:<12} ... and {} more\n", tag, rows.size() - i);
@@ -309,10 +342,11 @@ std::string compare_text(const CompareResult& result, const std::string& base_na
       line(tag, *rows[i]);
     }
   };
-  listing("REGRESSION", Change::regression, true);
-  listing("MISSING", Change::missing, !result.options.allow_missing);
-  listing("improvement", Change::improvement, false);
-  listing("new", Change::added, false);
+  listing("REGRESSION", sorted(result, Change::regression), true);
+  listing("MISSING", sorted(result, Change::missing), !result.options.allow_missing);
+  listing("improvement", sorted(result, Change::improvement), false);
+  listing("status", other_status_changes(result), false);
+  listing("new", sorted(result, Change::added), false);
   s += verdict(result) + "\n";
   return s;
 }

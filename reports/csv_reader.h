@@ -4,9 +4,11 @@
 // header must be exactly one schema's columns in order, every row must carry that schema, and
 // any malformed field, or a value outside its column's accepted values (columns.h: M >= 1,
 // finite bandwidths, min_us <= median_us <= max_us, ...), is an error that names file, line and
-// column.
+// column. A header that lacks columns or has unknown ones is named as such, a file holding a
+// NUL byte as binary.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -35,10 +37,18 @@ class CsvError : public std::runtime_error {
   std::string message_;
 };
 
-// Reads every row of the CSV at path. Blank lines are skipped. Throws CsvError.
-std::vector<Record> read_csv(const std::string& path);
+// Reads every row of the CSV at path. Blank lines are skipped. The file is read once, start to
+// end, so a pipe or FIFO works as well as a file. lines, when given, receives the line each
+// record was read from (1-based, parallel to the result), for errors found after reading (a
+// duplicate key). Throws CsvError.
+std::vector<Record> read_csv(const std::string& path, std::vector<std::int64_t>* lines = nullptr);
 
 // The same for CSV text held in memory; name stands for the file in error messages.
-std::vector<Record> read_csv_text(const std::string& name, const std::string& text);
+std::vector<Record> read_csv_text(const std::string& name, const std::string& text,
+                                  std::vector<std::int64_t>* lines = nullptr);
+
+// The line of the i-th record: lines[i] from read_csv, or, where there are no lines (records
+// held in memory), the line CsvWriter writes it on (the header on line 1, one row per line).
+std::int64_t record_line(const std::vector<std::int64_t>& lines, std::size_t i);
 
 }  // namespace rb

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "reports/columns.h"
+#include "reports/csv_reader.h"
 #include "reports/csv_writer.h"
 
 namespace rb {
@@ -31,13 +32,19 @@ struct Seen {
 }  // namespace
 
 std::vector<Record> merge_records(const std::vector<std::pair<std::string, std::vector<Record>>>& inputs,
-                                  OnConflict on_conflict, std::size_t* replaced) {
+                                  OnConflict on_conflict, std::size_t* replaced,
+                                  const std::vector<std::vector<std::int64_t>>& lines) {
+  const std::vector<std::int64_t> no_lines;
+  // "FILE:LINE" of row i of input k.
+  const auto where = [&](std::size_t k, std::size_t i) {
+    return fmt::format("{}:{}", inputs[k].first, record_line(k < lines.size() ? lines[k] : no_lines, i));
+  };
   std::vector<Record> merged;
   std::vector<std::string> merged_lines;  // csv_row of each merged row: the equality test
   std::unordered_map<std::string, Seen> seen;
   std::size_t n_replaced = 0;
   for (std::size_t in = 0; in < inputs.size(); ++in) {
-    const auto& [name, rows] = inputs[in];
+    const std::vector<Record>& rows = inputs[in].second;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Record& r = rows[i];
       std::string line = csv_row(r);
@@ -57,9 +64,9 @@ std::vector<Record> merge_records(const std::vector<std::pair<std::string, std::
         ++n_replaced;
         continue;
       }
-      throw MergeError(fmt::format(
-          "conflicting rows for case {}: {} data row {} and {} data row {} differ in {}", case_label(r),
-          inputs[first.input].first, first.row + 1, name, i + 1, differences(merged[first.out], r)));
+      throw MergeError(fmt::format("conflicting rows for case {}: {} and {} differ in {}", case_label(r),
+                                   where(first.input, first.row), where(in, i),
+                                   differences(merged[first.out], r)));
     }
   }
   if (replaced != nullptr) *replaced = n_replaced;

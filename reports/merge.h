@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -15,7 +16,7 @@
 namespace rb {
 
 // The same case_key() with rows that differ in some column. what() names the case, both
-// inputs and the differing columns.
+// rows as FILE:LINE and the differing columns.
 class MergeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -32,8 +33,12 @@ enum class OnConflict {
 // Returns the rows of every input concatenated, identical duplicates collapsed to the first.
 // Throws MergeError on a conflicting duplicate within one input (whatever on_conflict says:
 // one file that holds two results for one case is broken) and, with OnConflict::refuse,
-// across two. replaced, when given, receives how many rows a later input replaced.
+// across two. replaced, when given, receives how many rows a later input replaced. lines[k]:
+// the file line of each row of input k (read_csv's lines); an input without them is counted as
+// CsvWriter writes rows.
 std::vector<Record> merge_records(const std::vector<std::pair<std::string, std::vector<Record>>>& inputs,
-                                  OnConflict on_conflict = OnConflict::refuse, std::size_t* replaced = nullptr);
+                                  OnConflict on_conflict = OnConflict::refuse,
+                                  std::size_t* replaced = nullptr,
+                                  const std::vector<std::vector<std::int64_t>>& lines = {});
 
 }  // namespace rb

@@ -3,7 +3,7 @@
 # baseline for this GPU and exits with compare's code.
 #
 #   scripts/ci-gate.sh [--baseline FILE] [--max-slowdown PCT] [--out DIR]
-#                      [--allow-missing] [--ignore-gpu] [-- SWEEP OPTIONS...]
+#                      [--allow-missing] [--ignore-gpu] [--allow-unchecked] [-- SWEEP OPTIONS...]
 #
 #   --baseline FILE     default reports/baselines/<gpu>.csv, <gpu> being the nvidia-smi name of
 #                       the device the sweep runs on (the first of CUDA_VISIBLE_DEVICES, or 0;
@@ -13,8 +13,9 @@
 #   --max-slowdown PCT  passed to compare (default: compare's own, 5%)
 #   --out DIR           default results/ci-gate: DIR/results.csv, DIR/report.md (the sweep),
 #                       DIR/compare.md (the verdict)
-#   --allow-missing, --ignore-gpu   passed to compare (e.g. --allow-missing when the sweep
-#                       options run only part of the baseline's cases)
+#   --allow-missing, --ignore-gpu, --allow-unchecked   passed to compare (--allow-missing
+#                       when the sweep options run only part of the baseline's cases;
+#                       --allow-unchecked for a timing-only gate, --no-check among them)
 #   SWEEP OPTIONS       after --, for the sweep (default: none, the default sweep); --out and
 #                       --csv are the gate's own
 #
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
     --baseline=*) baseline=${1#*=}; shift ;;
     --max-slowdown=*) max_slowdown=${1#*=}; shift ;;
     --out=*) out=${1#*=}; shift ;;
-    --allow-missing|--ignore-gpu) compare_flags+=("$1"); shift ;;
+    --allow-missing|--ignore-gpu|--allow-unchecked) compare_flags+=("$1"); shift ;;
     --) shift; break ;;
     *) die "unknown option '$1' (sweep options go after --; see --help)" ;;
   esac

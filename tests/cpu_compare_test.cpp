@@ -5,17 +5,22 @@
 // is tested through the library; exit codes through the built binary (found, like in
 // cpu_cli_test.cpp, at <dir of this test>/../rmsnorm-bench). Suites are named Compare* and
 // Merge*. CPU only.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -140,6 +145,18 @@ void set_gbps(Record& r, double gbps) {
   r = row(r.kernel, r.H, gbps, r.noise_pct.value_or(0), r.status);
 }
 
+// r as a --no-check run writes it (harness/runner.cpp): pass, nothing compared with the
+// reference (rows_checked 0, no metrics), timed as before.
+Record unchecked(Record r) {
+  r.status = Status::pass;
+  r.reason = "not checked (--no-check)";
+  r.rows_checked = 0;
+  r.max_abs_err = r.max_rel_err = r.max_ulp = 0;
+  r.mismatches = 0;
+  r.worst_row = r.worst_col = -1;
+  return r;
+}
+
 // Four cases with room for each kind of change.
 std::vector<Record> baseline_rows() {
   return {row("auto", 4096, 4000, 0.5), row("warp-row", 1024, 3000, 0.5), row("chunked", 65536, 3900, 0.5),
@@ -222,6 +239,69 @@ TEST(CompareRule, StartingToPassIsAnImprovement) {
     const CompareResult r = compare_one(row("auto", 4096, 4000, 0.5, before), row("auto", 4096, 4000, 0.5));
     EXPECT_EQ(r.rows[0].change, Change::improvement) << status_name(before);
   }
+}
+
+// A --no-check run says the kernel ran, not that it is right: it must not clear a failure.
+TEST(CompareRule, UncheckedPassNeverFixesAFailure) {
+  for (Status before : {Status::fail, Status::error}) {
+    SCOPED_TRACE(status_name(before));
+    const CompareResult r =
+        compare_one(row("auto", 4096, 4000, 0.5, before), unchecked(row("auto", 4096, 4000, 0.5)));
+    EXPECT_EQ(r.rows[0].change, Change::unchanged);
+    EXPECT_TRUE(r.rows[0].status_changed());
+    EXPECT_TRUE(contains(r.rows[0].why, std::string(status_name(before)) + " -> pass (not checked)"))
+        << r.rows[0].why;
+    EXPECT_FALSE(r.failed());
+    // Neither a regression nor an improvement, and still shown in both reports.
+    const std::string text = compare_text(r, "b.csv", "c.csv");
+    EXPECT_TRUE(contains(text, "0 improvement(s)")) << text;
+    EXPECT_TRUE(contains(text, " -> pass (not checked)")) << text;
+    const std::string md = compare_markdown(r, "b.csv", "c.csv");
+    EXPECT_TRUE(contains(md, "Status changes that are neither")) << md;
+    EXPECT_TRUE(contains(md, " -> pass (not checked) |")) << md;
+  }
+  // A checked pass still fixes it; the unchecked row's bandwidth is still judged.
+  EXPECT_EQ(
+      compare_one(row("auto", 4096, 4000, 0.5, Status::fail), row("auto", 4096, 4000, 0.5)).rows[0].change,
+      Change::improvement);
+  EXPECT_EQ(compare_one(row("auto", 4096, 4000, 0.5, Status::fail), unchecked(row("auto", 4096, 3000, 0.5)))
+                .rows[0]
+                .change,
+            Change::regression);
+}
+
+TEST(CompareRule, CheckedPassToUncheckedIsARegression) {
+  const Record checked = row("auto", 4096, 4000, 0.5);
+  const CompareResult r = compare_one(checked, unchecked(checked));
+  EXPECT_EQ(r.rows[0].change, Change::regression);
+  EXPECT_EQ(r.rows[0].why, "pass -> pass (not checked)");
+  EXPECT_TRUE(r.failed());
+  // Two timing-only runs compare on bandwidth alone.
+  EXPECT_EQ(compare_one(unchecked(checked), unchecked(checked)).rows[0].change, Change::unchanged);
+  EXPECT_FALSE(compare_one(unchecked(checked), unchecked(checked)).rows[0].status_changed());
+  EXPECT_EQ(compare_one(unchecked(checked), unchecked(row("auto", 4096, 3000, 0.5))).rows[0].change,
+            Change::regression);
+  // Checked again: no regression, shown as a status change; a failure after it is a regression.
+  const CompareResult again = compare_one(unchecked(checked), checked);
+  EXPECT_EQ(again.rows[0].change, Change::unchanged);
+  EXPECT_TRUE(again.rows[0].status_changed());
+  EXPECT_EQ(compare_one(unchecked(checked), row("auto", 4096, 4000, 0.5, Status::fail)).rows[0].change,
+            Change::regression);
+}
+
+// A timing-only gate (--allow-unchecked): checked -> unchecked is a status change judged on
+// bandwidth; a failure still never becomes an improvement through it.
+TEST(CompareRule, AllowUncheckedJudgesBandwidthOnly) {
+  CompareOptions o;
+  o.allow_unchecked = true;
+  const Record checked = row("auto", 4096, 4000, 0.5);
+  const CompareResult same = compare_one(checked, unchecked(checked), o);
+  EXPECT_EQ(same.rows[0].change, Change::unchanged);
+  EXPECT_TRUE(same.rows[0].status_changed());
+  EXPECT_FALSE(same.failed());
+  EXPECT_EQ(compare_one(checked, unchecked(row("auto", 4096, 3000, 0.5)), o).rows[0].change, Change::regression);
+  EXPECT_NE(compare_one(row("auto", 4096, 4000, 0.5, Status::fail), unchecked(checked), o).rows[0].change,
+            Change::improvement);
 }
 
 TEST(CompareRule, UntimedRowsAreComparedByStatusOnly) {
@@ -486,6 +566,150 @@ TEST_F(CompareTest, CliDuplicateKeyExitsTwoNamingTheFile) {
   EXPECT_TRUE(contains(r.output, case_label(cur[1]))) << r.output;
 }
 
+// Lines of the file, not data row numbers: a blank line in between counts.
+TEST_F(CompareTest, CliDuplicateKeyNamesFileAndBothLines) {
+  require_binary();
+  const std::vector<Record> rows = baseline_rows();
+  const std::string current =
+      write_file("cur.csv", csv_header() + "\n" + csv_row(rows[0]) + "\n" + csv_row(rows[1]) + "\n\n" +
+                                csv_row(rows[2]) + "\n" + csv_row(rows[1]) + "\n");
+  const std::string base = write_csv("base.csv", rows);
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"compare", base, current}, {"compare", current, base}}) {
+    const RunResult r = run_bench(args);
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_TRUE(
+        contains(r.output, current + ":6: case " + case_label(rows[1]) + " appears twice, on lines 3 and 6"))
+        << r.output;
+  }
+}
+
+// A corrupted key column is refused, not read as another case that --allow-missing then lets
+// drop out of the gate.
+TEST_F(CompareTest, CliCorruptKeyColumnIsAnInputErrorEvenWithAllowMissing) {
+  require_binary();
+  std::vector<Record> cur = baseline_rows();
+  cur[1].op = "bogus";
+  const std::string current = write_csv("cur.csv", cur);
+  const RunResult r =
+      run_bench({"compare", write_csv("base.csv", baseline_rows()), current, "--allow-missing"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, current + ":3: column op: 'bogus' is out of range")) << r.output;
+  EXPECT_FALSE(contains(r.output, "PASS")) << r.output;
+}
+
+TEST_F(CompareTest, CliUncheckedRunNeverClearsAFailure) {
+  require_binary();
+  std::vector<Record> base = baseline_rows();
+  base[3] = row("naive", 4097, 800, 0.5, Status::fail);
+  std::vector<Record> cur;
+  for (const Record& r : baseline_rows()) cur.push_back(unchecked(r));
+  const std::string md = path("diff.md");
+  const RunResult r =
+      run_bench({"compare", write_csv("base.csv", base), write_csv("cur.csv", cur), "--md", md});
+  EXPECT_EQ(r.status, 1) << r.output;  // three checked passes no longer checked
+  EXPECT_TRUE(contains(r.output, "3 regression(s), 0 improvement(s), 1 unchanged")) << r.output;
+  EXPECT_TRUE(contains(r.output, case_label(cur[0]) + ": pass -> pass (not checked)")) << r.output;
+  EXPECT_TRUE(contains(r.output, case_label(cur[3]) + ": fail -> pass (not checked)")) << r.output;
+  EXPECT_TRUE(contains(read_file(md), "| fail -> pass (not checked) |")) << read_file(md);
+  // The failing case alone: not fixed, and no regression either.
+  const RunResult one = run_bench({"compare", write_csv("b1.csv", {base[3]}), write_csv("c1.csv", {cur[3]})});
+  EXPECT_EQ(one.status, 0) << one.output;
+  EXPECT_TRUE(contains(one.output, "0 improvement(s)")) << one.output;
+  EXPECT_TRUE(contains(one.output, "fail -> pass (not checked)")) << one.output;
+}
+
+// --md names an input (by its path, another path to it, a symlink or a hard link): the report
+// would replace it.
+TEST_F(CompareTest, CliMdThatIsAnInputIsRefused) {
+  require_binary();
+  const std::string base = write_csv("base.csv", baseline_rows());
+  std::vector<Record> rows = baseline_rows();
+  set_gbps(rows[0], 3000);
+  const std::string cur = write_csv("cur.csv", rows);
+  const std::string base_text = read_file(base), cur_text = read_file(cur);
+  fs::create_directories(dir_ / "sub");
+  fs::create_symlink(base, path("link.csv"));
+  fs::create_hard_link(cur, path("hard.csv"));
+  for (const std::string& md : {base, cur, path("sub/../base.csv"), path("link.csv"), path("hard.csv")}) {
+    const RunResult r = run_bench({"compare", base, cur, "--md", md});
+    EXPECT_EQ(r.status, 2) << md << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "--md: '" + md + "' is the same file as ")) << r.output;
+    EXPECT_FALSE(contains(r.output, "FAIL")) << r.output;
+  }
+  // The baseline named through the link, the report on its target.
+  EXPECT_EQ(run_bench({"compare", path("link.csv"), cur, "--md", base}).status, 2);
+  EXPECT_EQ(read_file(base), base_text);
+  EXPECT_EQ(read_file(cur), cur_text);
+  EXPECT_TRUE(fs::is_symlink(path("link.csv")));
+}
+
+// An --md that cannot be written is refused before any verdict is printed.
+TEST_F(CompareTest, CliUnwritableMdExitsTwoBeforeAnyVerdict) {
+  require_binary();
+  const std::string base = write_csv("base.csv", baseline_rows());
+  fs::create_directories(dir_ / "adir");
+  write_file("afile", "x");
+  for (const std::string& md : {path("adir"), path("afile/report.md")}) {
+    const RunResult r = run_bench({"compare", base, base, "--md", md});
+    EXPECT_EQ(r.status, 2) << md << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "--md: cannot write '" + md + "'")) << r.output;
+    EXPECT_FALSE(contains(r.output, "PASS")) << r.output;
+  }
+  std::vector<Record> slower = baseline_rows();
+  set_gbps(slower[0], 3000);
+  const RunResult r = run_bench({"compare", base, write_csv("cur.csv", slower), "--md", path("adir")});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_FALSE(contains(r.output, "FAIL")) << r.output;
+}
+
+// Writes text into the FIFO at path once a reader opens it, then closes it: one reader gets
+// the text. The open is retried without blocking, so a reader that never comes cannot hang the
+// test.
+std::thread fifo_writer(const std::string& path, const std::string& text) {
+  return std::thread([path, text] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(70);
+    int fd = -1;
+    while ((fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0 && errno == ENXIO &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (fd < 0) return;
+    ::fcntl(fd, F_SETFL, 0);  // blocking writes from here on
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+  });
+}
+
+// `compare base.csv <(cat cur.csv)` and a named FIFO: the input is read once (it was opened
+// twice: the pipe read as empty the second time, and the FIFO's second open never returned).
+TEST_F(CompareTest, CliReadsInputsFromAPipeAndAFifo) {
+  require_binary();
+  const std::string base = write_csv("base.csv", baseline_rows());
+  const std::string text = read_file(base);
+  ASSERT_LT(text.size(), 4096u);  // fits the pipe's buffer: written whole before the reader starts
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fds[1]);
+  const RunResult piped = run_bench({"compare", base, "/dev/fd/" + std::to_string(fds[0])});
+  ::close(fds[0]);
+  EXPECT_EQ(piped.status, 0) << piped.output;
+  EXPECT_TRUE(contains(piped.output, "4 unchanged")) << piped.output;
+
+  const std::string fifo = path("fifo.csv");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer = fifo_writer(fifo, text);
+  const RunResult fifoed = run_bench({"compare", fifo, base});
+  writer.join();
+  EXPECT_EQ(fifoed.status, 0) << fifoed.output;
+  EXPECT_TRUE(contains(fifoed.output, "4 unchanged")) << fifoed.output;
+}
+
 TEST_F(CompareTest, CliBadOptionsExitTwo) {
   require_binary();
   const std::string base = write_csv("base.csv", baseline_rows());
@@ -734,7 +958,7 @@ TEST(MergeRecords, UpdateStillRefusesTwoRowsOfOneCaseInOneInput) {
     FAIL() << "no MergeError";
   } catch (const MergeError& e) {
     const std::string m = e.what();
-    EXPECT_TRUE(contains(m, "new.csv data row 1 and new.csv data row 2")) << m;
+    EXPECT_TRUE(contains(m, "new.csv:2 and new.csv:3")) << m;
     EXPECT_FALSE(contains(m, "base.csv")) << m;
   }
 }
@@ -790,6 +1014,20 @@ TEST_F(MergeTest, CliConflictExitsTwoNamingTheCase) {
   EXPECT_TRUE(contains(r.output, a)) << r.output;
   EXPECT_TRUE(contains(r.output, b)) << r.output;
   EXPECT_FALSE(fs::exists(out)) << "a failed merge left " << out;
+}
+
+// Both conflicting rows as FILE:LINE, blank lines counted.
+TEST_F(MergeTest, CliConflictNamesFileAndLine) {
+  require_binary();
+  const std::vector<Record> all = baseline_rows();
+  Record other = all[2];
+  set_gbps(other, 2000);
+  const std::string a = write_csv("a.csv", all);  // all[2] on line 4
+  const std::string b = write_file(
+      "b.csv", csv_header() + "\n\n" + csv_row(all[0]) + "\n\n" + csv_row(other) + "\n");  // line 5
+  const RunResult r = run_bench({"merge", a, b, "-o", path("all.csv")});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, a + ":4 and " + b + ":5 differ in ")) << r.output;
 }
 
 TEST_F(MergeTest, CliTruncatedInputExitsTwoNamingTheFile) {

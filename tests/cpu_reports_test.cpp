@@ -110,7 +110,7 @@ Record skipped() {
   r.picked = "warp-row";
   r.provider = "cudnn";
   r.provider_version = "9.10.2";
-  r.op = "add-fwd";
+  r.op = "add";
   r.dtype = "fp16";
   r.wdtype = "fp16";
   r.rdtype = "fp32";
@@ -302,7 +302,7 @@ TEST(Record, CaseKeyIgnoresPickedAndProviderAndIncludesSeed) {
 TEST(Record, RowFieldsFollowTheHeader) {
   const std::string row = csv_row(skipped());
   EXPECT_EQ(row,
-            "rmsnorm-bench/3,NVIDIA H200,9.0,warp-row,warp-row,cudnn,9.10.2,add-fwd,fp16,fp16,fp32,1,65536,"
+            "rmsnorm-bench/3,NVIDIA H200,9.0,warp-row,warp-row,cudnn,9.10.2,add,fp16,fp16,fp32,1,65536,"
             "65536,contiguous,1e-05,large,0,fp32,,,skip,\"H > 2048, needs \"\"chunked\"\", or a "
             "cluster\",0,0,0,0,0,-1,-1,0,0,,,,,,,0,,,");
 }
@@ -506,7 +506,7 @@ TEST(Record, CaseLabelReadsLikeTheRunnersLabel) {
 
 // skipped() as a schema 1 writer wrote it.
 const char* kSkippedV1Row =
-    "rmsnorm-bench/1,NVIDIA H200,9.0,warp-row,warp-row,add-fwd,fp16,fp16,fp32,1,65536,"
+    "rmsnorm-bench/1,NVIDIA H200,9.0,warp-row,warp-row,add,fp16,fp16,fp32,1,65536,"
     "65536,contiguous,1e-05,large,0,skip,\"H > 2048, needs \"\"chunked\"\", or a "
     "cluster\",0,0,0,0,0,-1,-1,0,0,,,,,,,0,,,";
 
@@ -522,8 +522,7 @@ TEST_F(ReportsTest, ReadsSchema1WithEmptyProvider) {
   EXPECT_EQ(back[0].schema, kSchema);
   EXPECT_EQ(case_key(back[0]), case_key(skipped()));
   // Written back out, it is a schema 3 row.
-  EXPECT_EQ(csv_row(back[0]).rfind("rmsnorm-bench/3,NVIDIA H200,9.0,warp-row,warp-row,,,add-fwd,", 0),
-            0u)
+  EXPECT_EQ(csv_row(back[0]).rfind("rmsnorm-bench/3,NVIDIA H200,9.0,warp-row,warp-row,,,add,", 0), 0u)
       << csv_row(back[0]);
 }
 
@@ -823,6 +822,85 @@ TEST(ReaderDomain, ImpossibleValuesNameColumnValueAndRange) {
   }
 }
 
+// The key's text columns take only what a run writes (core/names.h's names): a corrupted key
+// would otherwise read as another case, and drop out of `compare --allow-missing` unseen.
+TEST(ReaderDomain, KeyTextColumnsTakeOnlyNamesARunWrites) {
+  const auto add = [](Record& r) {
+    r.op = "add";
+    r.rdtype = "fp32";
+  };
+  const std::vector<ImpossibleRow> cases = {
+      {"kernel_empty", [](Record& r) { r.kernel.clear(); }, "kernel",
+       "'' is out of range (accepted: a kernel's name"},
+      {"op_unknown", [](Record& r) { r.op = "bogus"; }, "op",
+       "'bogus' is out of range (accepted: fwd, bwd, add, add-bwd)"},
+      {"dtype_fp64", [](Record& r) { r.dtype = "fp64"; }, "dtype",
+       "'fp64' is out of range (accepted: fp32, fp16, bf16)"},
+      {"dtype_fp8", [](Record& r) { r.dtype = "e4m3"; }, "dtype",
+       "'e4m3' is out of range (accepted: fp32, fp16, bf16)"},
+      {"dtype_empty", [](Record& r) { r.dtype.clear(); }, "dtype", "'' is out of range"},
+      {"wdtype_same", [](Record& r) { r.wdtype = "same"; }, "wdtype",
+       "'same' is out of range (accepted: fp32, fp16, bf16)"},
+      {"rdtype_unknown",
+       [&](Record& r) {
+         add(r);
+         r.rdtype = "zz";
+       },
+       "rdtype", "'zz' is out of range (accepted: fp32, fp16, bf16)"},
+      {"rdtype_without_residual", [](Record& r) { r.rdtype = "fp32"; }, "rdtype",
+       "'fp32' is out of range (accepted: empty where op is fwd; only add, add-bwd have a residual stream)"},
+      {"rdtype_missing",
+       [&](Record& r) {
+         add(r);
+         r.rdtype.clear();
+       },
+       "rdtype", "empty while op is add"},
+      {"layout_unknown", [](Record& r) { r.layout = "weird"; }, "layout",
+       "'weird' is out of range (accepted: contiguous, strided, misaligned)"},
+      {"dist_unknown", [](Record& r) { r.dist = "xx"; }, "dist",
+       "'xx' is out of range (accepted: normal, large, tiny, offset, outlier, zero-row)"},
+  };
+  for (const ImpossibleRow& c : cases) {
+    SCOPED_TRACE(c.name);
+    Record r = timed_pass();
+    c.damage(r);
+    const CsvError e = row_error(r);
+    EXPECT_EQ(e.line(), 2) << e.what();
+    EXPECT_EQ(e.column(), c.column) << e.what();
+    EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+  }
+}
+
+// Every name a run can write in those columns reads: each op (a residual dtype exactly where it
+// has a residual stream), dtype, layout and distribution, and kernel names that are not
+// built-in (a plugin's, a peer's from scripts/peers.py, a cuDNN engine variant).
+TEST(ReaderDomain, EveryNameARunWritesReads) {
+  std::vector<Record> rows;
+  const auto with = [&](const std::function<void(Record&)>& set) {
+    Record r = timed_pass();
+    set(r);
+    r.seed = rows.size();  // distinct keys
+    rows.push_back(r);
+  };
+  for (const std::string op : {"fwd", "bwd", "add", "add-bwd"}) {
+    with([&](Record& r) {
+      r.op = op;
+      r.rdtype = op == "add" || op == "add-bwd" ? "bf16" : "";
+    });
+  }
+  for (const char* d : {"fp32", "fp16", "bf16"}) with([&](Record& r) { r.dtype = r.wdtype = d; });
+  for (const char* l : {"contiguous", "strided", "misaligned"}) with([&](Record& r) { r.layout = l; });
+  for (const char* d : {"normal", "large", "tiny", "offset", "outlier", "zero-row"}) {
+    with([&](Record& r) { r.dist = d; });
+  }
+  for (const char* k : {"plugin:my-kernel", "peer:liger", "cudnn@eng3_k24=0_k30=1", "mutant-eps-outside"}) {
+    with([&](Record& r) { r.kernel = r.picked = k; });
+  }
+  for (const Record& r : rows)
+    EXPECT_FALSE(find_violation(r)) << csv_row(r) << ": " << find_violation(r)->message;
+  EXPECT_EQ(read_csv_text("names.csv", csv_file_text(rows)).size(), rows.size());
+}
+
 // The limits of the rules: what a run really writes still reads.
 TEST(ReaderDomain, PossibleEdgeValuesRead) {
   std::vector<Record> rows;
@@ -868,12 +946,24 @@ TEST(ReaderDomain, DerivedColumnsTolerateShortRounding) {
   EXPECT_FALSE(find_violation(r));
 }
 
+// Every CSV under reports/ (baselines, vendor and peers runs, strategy and auto tables, of
+// schemas 1 to 3): the reader's rules must hold for what runs really wrote.
 TEST(ReaderDomain, CommittedReportsLoad) {
-  for (const char* file : {"reports/baselines/h200.csv", "reports/baselines/h200-2026-11-29.csv",
-                           "reports/baselines/h200-2026-11-30-partial.csv", "reports/vendor/h200-headline.csv",
-                           "reports/vendor/h200-cudnn-engines.csv"}) {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(std::string(RB_SOURCE_DIR) + "/reports"))
+    if (entry.is_regular_file() && entry.path().extension() == ".csv") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  for (const char* file : {"/reports/baselines/h200.csv", "/reports/baselines/h200-2026-11-29.csv",
+                           "/reports/peers/all.csv", "/reports/vendor/h200-cudnn-engines.csv"}) {
+    EXPECT_NE(std::find(files.begin(), files.end(), std::string(RB_SOURCE_DIR) + file), files.end()) << file;
+  }
+  for (const std::string& file : files) {
     SCOPED_TRACE(file);
-    EXPECT_FALSE(read_csv(std::string(RB_SOURCE_DIR) + "/" + file).empty());
+    try {
+      EXPECT_FALSE(read_csv(file).empty());
+    } catch (const CsvError& e) {
+      ADD_FAILURE() << e.what();
+    }
   }
 }
 
@@ -881,6 +971,83 @@ TEST_F(ReportsTest, EmptyFileIsACsvError) {
   const CsvError e = read_error(write_file("empty.csv", ""));
   EXPECT_EQ(e.line(), 1);
   EXPECT_NE(std::string(e.what()).find("header"), std::string::npos) << e.what();
+}
+
+// A binary file is not "empty": fccp reads lines as C strings, so a NUL would cut its line
+// short (here the whole file, read as a blank line).
+TEST_F(ReportsTest, BinaryFileIsRefusedAsBinary) {
+  const CsvError e = read_error(write_file("bin.csv", std::string("\x00\x01\x02", 3)));
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_NE(e.message().find("NUL byte: binary data, not a CSV file"), std::string::npos) << e.what();
+  EXPECT_EQ(e.message().find("empty"), std::string::npos) << e.what();
+  // Further down, the NUL's own line is named.
+  const CsvError later = read_error(write_file("later.csv", valid_csv() + std::string("x\0y\n", 4)));
+  EXPECT_EQ(later.line(), 3) << later.what();
+}
+
+// A header with a column too few or too many names the column, not "truncated line?".
+TEST_F(ReportsTest, HeaderLackingOrAddingAColumnNamesIt) {
+  const std::string row = csv_row(timed_pass());
+  const CsvError missing =
+      read_error(write_file("miss.csv", replace_once(kHeader, ",gpu,", ",") + "\n" + row + "\n"));
+  EXPECT_EQ(missing.line(), 1) << missing.what();
+  EXPECT_NE(missing.message().find("header does not match schema rmsnorm-bench/3: missing column gpu"),
+            std::string::npos)
+      << missing.what();
+  EXPECT_EQ(missing.message().find("too few"), std::string::npos) << missing.what();
+
+  const CsvError two = read_error(write_file(
+      "two.csv", replace_once(replace_once(kHeader, ",gpu,", ","), ",median_us,", ",") + "\n" + row + "\n"));
+  EXPECT_NE(two.message().find("missing columns gpu, median_us"), std::string::npos) << two.what();
+
+  const CsvError extra = read_error(write_file("extra.csv", std::string(kHeader) + ",x\n" + row + ",1\n"));
+  EXPECT_EQ(extra.line(), 1) << extra.what();
+  EXPECT_NE(extra.message().find("unknown column 'x'"), std::string::npos) << extra.what();
+
+  // A schema 1 file is measured against schema 1: it lacks gpu alone, not the newer columns.
+  const CsvError v1 =
+      read_error(write_file("v1.csv", replace_once(kHeaderV1, ",gpu,", ",") + "\n" + kSkippedV1Row + "\n"));
+  EXPECT_NE(v1.message().find("header does not match schema rmsnorm-bench/1: missing column gpu"),
+            std::string::npos)
+      << v1.what();
+
+  // After blank lines, the header's own line; a name twice is named.
+  const CsvError late =
+      read_error(write_file("late.csv", "\n\n" + replace_once(kHeader, ",gpu,", ",") + "\n"));
+  EXPECT_EQ(late.line(), 3) << late.what();
+  const CsvError twice = read_error(write_file("twice.csv", replace_once(kHeader, ",cc,", ",gpu,") + "\n"));
+  EXPECT_EQ(twice.line(), 1) << twice.what();
+  EXPECT_EQ(twice.column(), "gpu") << twice.what();
+  EXPECT_NE(twice.message().find("twice"), std::string::npos) << twice.what();
+
+  const CsvError quote = read_error(write_file("quote.csv", "\nschema,\"gpu,cc\n"));
+  EXPECT_EQ(quote.line(), 2) << quote.what();
+  EXPECT_NE(quote.message().find("unterminated quoted field"), std::string::npos) << quote.what();
+
+  const CsvError foreign = read_error(write_file("foreign.csv", "name,value\nx,1\n"));
+  EXPECT_NE(foreign.message().find("not an rmsnorm-bench CSV"), std::string::npos) << foreign.what();
+}
+
+// The input is read once: a pipe yields its bytes a single time (the reader used to open the
+// file twice, once for the header and once for the rows, and found the pipe empty).
+TEST_F(ReportsTest, ReaderReadsAPipe) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string text = valid_csv() + csv_row(skipped()) + "\n";
+  ASSERT_LT(text.size(), 4096u);  // fits the pipe's buffer: written before it is read
+  ASSERT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fds[1]);
+  std::vector<Record> back;
+  std::vector<std::int64_t> lines;
+  try {
+    back = read_csv("/dev/fd/" + std::to_string(fds[0]), &lines);
+  } catch (const CsvError& e) {
+    ADD_FAILURE() << e.what();
+  }
+  ::close(fds[0]);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[1].reason, skipped().reason);
+  EXPECT_EQ(lines, (std::vector<std::int64_t>{2, 3}));
 }
 
 // ---------------------------------------------------------------- markdown
@@ -1172,7 +1339,7 @@ TEST(Terminal, SummaryTableListsTimedRowsAndCounts) {
   EXPECT_NE(table.find("ERROR"), std::string::npos) << table;
   EXPECT_NE(table.find("92.4%"), std::string::npos) << table;
   EXPECT_NE(table.find("65.43"), std::string::npos) << table;
-  EXPECT_EQ(table.find("warp-row  add-fwd"), std::string::npos) << table;  // skips: counted only
+  EXPECT_EQ(table.find("warp-row  add"), std::string::npos) << table;  // skips: counted only
 
   // Header + 8 listed rows + counts, each row in input order, columns aligned.
   std::vector<std::string> lines;
