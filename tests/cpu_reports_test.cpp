@@ -716,6 +716,20 @@ struct ImpossibleRow {
   std::string message;  // a part of the message: the value and the accepted range
 };
 
+// Each damaged row is refused at bad.csv:2, naming its column and the message's part.
+void expect_each_refused(const std::vector<ImpossibleRow>& cases) {
+  for (const ImpossibleRow& c : cases) {
+    SCOPED_TRACE(c.name);
+    Record r = timed_pass();
+    c.damage(r);
+    const CsvError e = row_error(r);
+    EXPECT_EQ(e.line(), 2) << e.what();
+    EXPECT_EQ(e.column(), c.column) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.csv:2: column " + c.column + ": "), std::string::npos) << e.what();
+    EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+  }
+}
+
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -810,16 +824,7 @@ TEST(ReaderDomain, ImpossibleValuesNameColumnValueAndRange) {
       {"pct_off", [](Record& r) { r.pct_of_copy = *r.pct_of_copy + 1; }, "pct_of_copy",
        "does not match 100 * gbps / copy_gbps"},
   };
-  for (const ImpossibleRow& c : cases) {
-    SCOPED_TRACE(c.name);
-    Record r = timed_pass();
-    c.damage(r);
-    const CsvError e = row_error(r);
-    EXPECT_EQ(e.line(), 2) << e.what();
-    EXPECT_EQ(e.column(), c.column) << e.what();
-    EXPECT_NE(std::string(e.what()).find("bad.csv:2: column " + c.column + ": "), std::string::npos) << e.what();
-    EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
-  }
+  expect_each_refused(cases);
 }
 
 // The key's text columns take only what a run writes (core/names.h's names): a corrupted key
@@ -860,15 +865,7 @@ TEST(ReaderDomain, KeyTextColumnsTakeOnlyNamesARunWrites) {
       {"dist_unknown", [](Record& r) { r.dist = "xx"; }, "dist",
        "'xx' is out of range (accepted: normal, large, tiny, offset, outlier, zero-row)"},
   };
-  for (const ImpossibleRow& c : cases) {
-    SCOPED_TRACE(c.name);
-    Record r = timed_pass();
-    c.damage(r);
-    const CsvError e = row_error(r);
-    EXPECT_EQ(e.line(), 2) << e.what();
-    EXPECT_EQ(e.column(), c.column) << e.what();
-    EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
-  }
+  expect_each_refused(cases);
 }
 
 // Every name a run can write in those columns reads: each op (a residual dtype exactly where it
