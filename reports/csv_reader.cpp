@@ -103,8 +103,10 @@ struct HeaderMatch {
   std::optional<std::string> unknown;  // the first name it has that the schema lacks
 };
 
+// Which of schema `version`'s columns the header names (`unknown` only when `find_unknown`:
+// each fccp reader allocates megabytes, so the second read is left to the chosen schema).
 template <std::size_t N>
-HeaderMatch match_header(const std::string& file, const std::string& text, int version) {
+HeaderMatch match_header(const std::string& file, const std::string& text, int version, bool find_unknown) {
   const std::vector<const Column*> columns = schema_columns(version);
   std::array<std::string, N> names;
   for (std::size_t i = 0; i < N; ++i) names[i] = columns[i]->name;
@@ -113,6 +115,15 @@ HeaderMatch match_header(const std::string& file, const std::string& text, int v
   };
   HeaderMatch m;
   m.version = version;
+  if (find_unknown) {
+    try {
+      Reader<N> no_extra(file, text.data(), text.data() + text.size());
+      read_header(no_extra, io::ignore_missing_column);
+    } catch (const io::error::extra_column_in_header& e) {
+      m.unknown = e.column_name;
+    }
+    return m;
+  }
   Reader<N> by_name(file, text.data(), text.data() + text.size());
   read_header(by_name, io::ignore_missing_column | io::ignore_extra_column);
   for (const std::string& name : names) {
@@ -121,12 +132,6 @@ HeaderMatch match_header(const std::string& file, const std::string& text, int v
     } else {
       m.missing.push_back(name);
     }
-  }
-  try {
-    Reader<N> no_extra(file, text.data(), text.data() + text.size());
-    read_header(no_extra, io::ignore_missing_column);
-  } catch (const io::error::extra_column_in_header& e) {
-    m.unknown = e.column_name;
   }
   return m;
 }
@@ -138,11 +143,17 @@ HeaderMatch closest_schema(const std::string& file, const std::string& text) {
   std::optional<HeaderMatch> best;
   for (int v = kSchemaVersion; v >= 1; --v) {
     HeaderMatch m =
-        with_column_count(v, [&](auto n) { return match_header<decltype(n)::value>(file, text, v); });
+        with_column_count(v, [&](auto n) { return match_header<decltype(n)::value>(file, text, v, false); });
     if (!best || m.found > best->found ||
         (m.found == best->found && m.missing.size() < best->missing.size())) {
       best = std::move(m);
     }
+  }
+  // A header naming none of the columns is reported as such (header_problem), unknown unused.
+  if (best->found > 0) {
+    best->unknown = with_column_count(best->version, [&](auto n) {
+                      return match_header<decltype(n)::value>(file, text, best->version, true);
+                    }).unknown;
   }
   return *best;
 }
