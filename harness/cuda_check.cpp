@@ -12,6 +12,10 @@ std::string describe(cudaError_t e, const char* call, const char* file, int line
 }
 }  // namespace
 
+std::string cuda_error_text(cudaError_t e) {
+  return fmt::format("{}: {}", cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
 void throw_cuda_error(cudaError_t e, const char* call, const char* file, int line) {
   throw CudaError(e, describe(e, call, file, line));
 }

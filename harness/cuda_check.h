@@ -20,6 +20,9 @@ struct NoDeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// "cudaErrorX: its description", for messages.
+std::string cuda_error_text(cudaError_t e);
+
 [[noreturn]] void throw_cuda_error(cudaError_t e, const char* call, const char* file, int line);
 void report_cuda_error_nothrow(cudaError_t e, const char* call, const char* file, int line);
 

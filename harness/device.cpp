@@ -15,7 +15,7 @@ bool cuda_device_available(std::string* why) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
-    if (why) *why = fmt::format("{}: {}", cudaGetErrorName(e), cudaGetErrorString(e));
+    if (why) *why = cuda_error_text(e);
     cudaGetLastError();
     return false;
   }
@@ -35,7 +35,7 @@ DeviceInfo open_device(int index) {
     throw NoDeviceError(fmt::format("--device {} does not exist: {} CUDA device(s) visible", index, n));
   const cudaError_t e = cudaSetDevice(index);
   if (e != cudaSuccess)
-    throw NoDeviceError(fmt::format("cannot use device {}: {}: {}", index, cudaGetErrorName(e), cudaGetErrorString(e)));
+    throw NoDeviceError(fmt::format("cannot use device {}: {}", index, cuda_error_text(e)));
   cudaDeviceProp p{};
   RB_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
   DeviceInfo d;

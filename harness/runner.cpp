@@ -59,10 +59,6 @@ struct DataSet {
   GuardedTensor& output(Tensor t) { return out[static_cast<std::size_t>(t)]; }
 };
 
-std::string cuda_error_text(cudaError_t e) {
-  return fmt::format("{}: {}", cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
 // A tensor's rows, columns and row stride for a case.
 TensorShape shape_of(Shape sh, const Case& c, DType dt) {
   const std::size_t es = dtype_size(dt);

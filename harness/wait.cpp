@@ -31,8 +31,7 @@ void wait_checked(const std::function<cudaError_t()>& query, const char* what) {
     case WaitEnd::done:
       return;
     case WaitEnd::error:
-      throw CudaError(r.error, fmt::format("{} failed: {}: {}", what, cudaGetErrorName(r.error),
-                                           cudaGetErrorString(r.error)));
+      throw CudaError(r.error, fmt::format("{} failed: {}", what, cuda_error_text(r.error)));
     case WaitEnd::timed_out:
       g_wedged = true;
       throw CudaError(cudaErrorLaunchTimeout,
@@ -75,8 +74,6 @@ WaitResult poll_until_done(const std::function<cudaError_t()>& query, double tim
 void set_wait_policy(double timeout_s, std::function<bool()> abandon) {
   policy() = Policy{timeout_s, std::move(abandon)};
 }
-
-double kernel_timeout_s() { return policy().timeout_s; }
 
 void wait_stream(cudaStream_t s, const char* what) {
   wait_checked([s] { return cudaStreamQuery(s); }, what);

@@ -40,7 +40,6 @@ WaitResult poll_until_done(const std::function<cudaError_t()>& query, double tim
 constexpr double kDefaultKernelTimeoutS = 60;
 constexpr double kAbandonGraceS = 2;
 void set_wait_policy(double timeout_s, std::function<bool()> abandon);
-double kernel_timeout_s();
 
 // Wait for all work queued on s, or for event e, under the policy. Throws CudaError naming
 // `what`: the device's error, or cudaErrorLaunchTimeout when the wait gave up, after which
