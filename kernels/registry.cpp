@@ -214,6 +214,13 @@ std::deque<KernelInfo> build() {
     r.push_back(std::move(k));
     return r.back();
   };
+  const auto fwd_mutant = [&](const char* name, const char* desc, FwdBug bug) -> KernelInfo& {
+    KernelInfo& k = mutant(name, desc, {Op::fwd});
+    k.prepare = launcher_prepare(
+        name, Launchers{[bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); },
+                        nullptr, nullptr, nullptr});
+    return k;
+  };
   for_each_mutant(
       {std::tuple{"mutant-half-accum", "squares accumulated in the storage dtype", FwdBug::half_accum},
        std::tuple{"mutant-eps-outside", "eps added outside the sqrt: 1/(sqrt(ms)+eps)", FwdBug::eps_outside},
@@ -229,21 +236,13 @@ std::deque<KernelInfo> build() {
                   FwdBug::stride_ignored},
        std::tuple{"mutant-warp-sum-only", "each warp normalises by its own warp's sum of squares",
                   FwdBug::warp_sum_only}},
-      [&](const char* name, const char* desc, FwdBug bug) {
-        mutant(name, desc, {Op::fwd}).prepare = launcher_prepare(
-            name, Launchers{[bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); },
-                            nullptr, nullptr, nullptr});
-      });
-  for (const auto& [name, desc, bug] :
-       {std::tuple{"mutant-trap", "traps on the device at the last row (a fault, not a numerics bug)", FwdBug::trap},
-        std::tuple{"mutant-hang", "never finishes: the last row waits for good (a hang, not a numerics bug)",
-                   FwdBug::hang}}) {
-    KernelInfo& k = mutant(name, desc, {Op::fwd});
-    k.device_fault = true;
-    k.prepare = launcher_prepare(
-        name, Launchers{[bug = bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fwd_mutant(bug, a, s); },
-                        nullptr, nullptr, nullptr});
-  }
+      fwd_mutant);
+  // Device faults, not numerics bugs: a trap, and a kernel that never finishes.
+  for_each_mutant(
+      {std::tuple{"mutant-trap", "traps on the device at the last row (a fault, not a numerics bug)", FwdBug::trap},
+       std::tuple{"mutant-hang", "never finishes: the last row waits for good (a hang, not a numerics bug)",
+                  FwdBug::hang}},
+      [&](const char* name, const char* desc, FwdBug bug) { fwd_mutant(name, desc, bug).device_fault = true; });
   for_each_mutant(
       {std::tuple{"mutant-residual-storage-dtype",
                   "residual sum x + r rounded to x's storage dtype before use",
