@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Times builds (or one build under different knobs) against each other on the same cases, the
 # way docs/perf-notes.md measures a change: every build runs every case group, the builds
-# alternate within a round and the rounds repeat, so a drift of the GPU (clocks, temperature)
-# falls on all builds alike. Ends with OUTDIR/summary.txt (scripts/ab_summary.py): per case,
+# alternate within a round and the rounds repeat, even rounds in the reverse order (a, b, b, a:
+# ABBA), so a drift of the GPU (clocks, temperature) and the cost of running second fall on all
+# builds alike. Ends with OUTDIR/summary.txt (scripts/ab_summary.py): per case,
 # each build's graph-replay µs, cold median µs and % of copy, round by round, and each build's
 # median against the first build's.
 #
@@ -67,7 +68,11 @@ read -r -a timing <<<"$TIMING"
 : >"$OUT/runs.txt"
 failed=0
 for ((round = 1; round <= ROUNDS; round++)); do
-  for i in "${!tags[@]}"; do
+  # Even rounds reverse the builds' order: run 52 (docs/perf-notes.md) timed the second build of
+  # every round 0.3-6.6% slower at M=1 in a fixed order, which it could not tell from the code.
+  order=("${!tags[@]}")
+  ((round % 2 == 0)) && order=($(printf '%s\n' "${order[@]}" | tac))
+  for i in "${order[@]}"; do
     read -r -a cmd <<<"${cmds[$i]}"
     for g in "${!groups[@]}"; do
       read -r -a opts <<<"${groups[$g]}"

@@ -30,6 +30,9 @@ grep -q "^builds: a, b; rounds: 1, 2" "$TMP/out.txt" || { cat "$TMP/out.txt"; fa
 grep -q "^  a: .* | 10.00/10.00 | .* | 1.000$" "$TMP/out.txt" || { cat "$TMP/out.txt"; fail "want a at 10 us, ratio 1.000"; }
 grep -q "^  b: .* | 8.00/8.00 | .* | 0.800$" "$TMP/out.txt" || { cat "$TMP/out.txt"; fail "want b at 8 us, ratio 0.800"; }
 [ "$(grep -c 'rc=0' "$TMP/o/runs.txt")" = 4 ] || fail "want 4 runs listed (2 builds x 2 rounds)"
+# ABBA: round 1 runs a then b, round 2 b then a.
+[ "$(cut -d' ' -f1,3 "$TMP/o/runs.txt" | tr '\n' ' ')" = "a 1 b 1 b 2 a 2 " ] ||
+  { cat "$TMP/o/runs.txt"; fail "want the runs in the order a, b, b, a"; }
 
 rc=0
 scripts/ab-time.sh "$TMP/f" -r 1 -b "a=env STUB_US=10 $TMP/stub" -b "bad=env STUB_FAIL=1 $TMP/stub" -c '--op bwd' >"$TMP/f.txt" 2>&1 || rc=$?
