@@ -64,9 +64,9 @@ constexpr std::int64_t launched_block(std::int64_t threads) {
 
 // How a row's passes get at it. kL1: pass 2 re-reads x and r (from L1 or L2). kShared: pass 1
 // copies them into shared memory and pass 2 reads them back (see the kernel). kDecode: for
-// launches of one wave (M <= SMs), x, r and w of one dtype, a row of one round of kBlockVecs
-// vectors a thread: x's, r's and w's vectors load together before the sum and stay in
-// registers, so pass 2 reads nothing and w's trip overlaps x's and r's instead of following
+// launches of one wave (M <= SMs) and the many rows add_chunked_holds takes, x, r and w of one
+// dtype, a row of one round of kBlockVecs vectors a thread: x's, r's and w's vectors load
+// together before the sum and stay in registers, so pass 2 reads nothing and w's trip overlaps x's and r's instead of following
 // the block's reduction (the L1 and image passes load w after it).
 enum class Path { kL1, kShared, kDecode };
 template <Path P>
@@ -76,7 +76,9 @@ using PathTag = std::integral_constant<Path, P>;
 // registers to fit): 3 of 512 threads (40 registers; the forward's chunked fits 3 at large H
 // too), 5 of 256, 9 of 128. fp32 r or w under 16-bit x holds more per vector step: 64
 // registers. ptxas -v: no spills. kDecode asks for no minimum (one block an SM; it holds up to
-// 4 vectors of each tensor a thread).
+// 4 vectors of each tensor a thread). At many rows a bound of 896 threads an SM (72 registers
+// at 128 threads: 7 blocks against 5, occupancy 42% against 30%) measured no faster and lost
+// 1.0-1.2 points at bf16 H=8192 and fp32 4096 (docs/perf-notes.md run 53).
 template <class T, class W, class R, int NT, Path kPath>
 constexpr int chunked_min_blocks() {
   constexpr bool narrow = sizeof(R) == sizeof(T) && sizeof(W) == sizeof(T);
@@ -327,6 +329,19 @@ std::size_t add_chunked_image_bytes(DType x, DType w, DType r, std::int64_t H) {
   return image >= kSharedRowMin ? image : 0;
 }
 
+bool add_chunked_holds(DType x, DType w, DType r, std::int64_t M, std::int64_t H) {
+  // auto, M=16384, % of copy, main's passes (the image or the L1 passes, fp32 row-vector) ->
+  // kDecode (docs/perf-notes.md run 53, the mean of two rounds): bf16 H=2048 93.6 -> 95.1, 4096 95.0
+  // -> 96.0, 8192 96.6 -> 97.7; fp32 H=1024 94.2 -> 95.5, 2048 95.4 -> 95.7, 4096 97.0 -> 97.4,
+  // 8192 95.6 -> 96.9. Run 51 (chunked's own passes): lost at bf16 H=1024 (-1.8) and 16384
+  // (-1.3), so those keep their passes. Whole vectors only: odd rows are not measured (they keep
+  // the passes they had). From 4096 rows only: at M=1024 bf16 H=4096 lost 68.3 -> 63.9 (run
+  // 51); at M=4096 level (run 53: within 0.3 points at every H).
+  if (M < 4096 || w != x || r != x || H * static_cast<std::int64_t>(dtype_size(x)) % 16 != 0) return false;
+  const std::int64_t nv = row_vectors(H, dtype_size(x));
+  return nv >= 256 && nv <= (dtype_size(x) == 4 ? 2048 : 1024);
+}
+
 cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
   if (const cudaError_t e = begin_output(a, s); e != cudaSuccess) return e;
   if (a.M == 0) return cudaSuccess;
@@ -349,9 +364,9 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     };
     // A decode launch of one dtype whose row fits one round of kBlockVecs vectors a thread
     // (bf16 H <= 16384, fp32 8192), in a block of its own size: kDecode, docs/perf-notes.md
-    // run 50. (Mixed dtypes keep the passes below: not instantiated, to bound the build.)
+    // run 50; and many rows of 4-16 KB (16-bit) or 4-32 KB (fp32), run 53. (Mixed dtypes keep the passes below: not instantiated, to bound the build.)
     if constexpr (std::is_same_v<W, T> && std::is_same_v<R, T>) {
-      if (one_wave(a.M)) {
+      if (one_wave(a.M) || add_chunked_holds(a.xdtype, a.wdtype, a.rdtype, a.M, a.H)) {
         if (const int t = decode_threads(row_vectors(a.H, sizeof(T)), kBlockVecs, kMaxThreads); t > 0)
           return by_block(PathTag<Path::kDecode>{}, launched_block(t), 0);
       }

@@ -69,6 +69,10 @@ std::int64_t add_chunked_threads(DType x, DType w, DType r, std::int64_t H);
 // Bytes of shared memory a block of chunked's add takes for rows of H (x's and r's bodies),
 // where its rows go through shared memory; 0 where they are read twice through L1.
 std::size_t add_chunked_image_bytes(DType x, DType w, DType r, std::int64_t H);
+// Whether chunked's add holds such rows in registers (kDecode) at many rows, not only in a launch
+// of one wave: x, r and w of one dtype, rows of 4-16 KB in 16-bit and 4-32 KB in fp32, in
+// whole 16-byte vectors, from 4096 rows (docs/perf-notes.md run 51).
+bool add_chunked_holds(DType x, DType w, DType r, std::int64_t M, std::int64_t H);
 // Register-resident rows: H up to add_row_vector_max_H(x, r).
 std::int64_t add_row_vector_max_H(DType x, DType r);
 cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s);

@@ -64,7 +64,17 @@ TEST(AutoAdd, ChunkedWhereItsRowsGoThroughSharedMemory) {
     EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, H)), kern::Strategy::chunked) << H;
   for (const std::int64_t H : {1024, 2049, 4097})
     EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::bf16, 16384, H)), kern::Strategy::row_vector) << H;
-  EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, 4096)), kern::Strategy::row_vector);
+  // fp32 rows of 4-32 KB that chunked holds in registers (add_chunked_holds, run 51).
+  for (const std::int64_t H : {1024, 2048, 4096})
+    EXPECT_EQ(kern::auto_pick_add(problem(Op::add, DType::f32, 16384, H)), kern::Strategy::chunked) << H;
+  EXPECT_TRUE(kern::add_chunked_holds(DType::bf16, DType::bf16, DType::bf16, 16384, 4096));
+  EXPECT_FALSE(kern::add_chunked_holds(DType::bf16, DType::bf16, DType::bf16, 16384, 1024));
+  EXPECT_FALSE(kern::add_chunked_holds(DType::bf16, DType::bf16, DType::bf16, 16384, 16384));
+  EXPECT_FALSE(kern::add_chunked_holds(DType::bf16, DType::f32, DType::bf16, 16384, 4096));
+  EXPECT_TRUE(kern::add_chunked_holds(DType::f32, DType::f32, DType::f32, 16384, 8192));
+  EXPECT_FALSE(kern::add_chunked_holds(DType::f32, DType::f32, DType::f32, 16384, 8193));
+  EXPECT_FALSE(kern::add_chunked_holds(DType::bf16, DType::bf16, DType::bf16, 16384, 4097));  // odd rows: not measured
+  EXPECT_FALSE(kern::add_chunked_holds(DType::bf16, DType::bf16, DType::bf16, 1024, 4096));   // lost at M=1024
   // Not with an fp32 residual under 16-bit x (not measured on it).
   EXPECT_EQ(kern::auto_pick_add(Problem::of(Op::add, 16384, 16384, DType::bf16, DType::bf16, DType::f32)),
             kern::Strategy::row_vector);

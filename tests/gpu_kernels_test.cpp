@@ -390,6 +390,29 @@ TEST(Chunked, ShortRowsPassAtManyRows) {
   expect_passed_over_rows(recs, 300);
 }
 
+// chunked's add at many rows of one dtype in whole vectors (add_chunked_holds: from 4096 rows,
+// rows of 4-16 KB in 16-bit and 4-32 KB in fp32, x, r and w held in registers; the pass itself
+// is the decode launches' kDecode, which the validation sweep checks at M=19 under every
+// convention and y dtype): the test above stays under that M, so the launch of those rows is
+// checked here, at its threshold M=4096: rows it takes (H=2048; 4104, whole vectors but not a
+// power of two; 8192; and fp32 H=1024) and 16-bit H=1024, which it leaves to the image pass;
+// contiguous, strided and one element off (rows the held launch sends to its L1 passes); then
+// the other conventions. (An fp8 y is left to the tests above: these cases cost about a
+// second each, most of it the host's inputs of 4096 rows.)
+TEST(Chunked, AddHeldRowsPassAtManyRows) {
+  RB_REQUIRE_GPU();
+  Sweep base = small_sweep({Op::add}, {"chunked"}, {DType::bf16, DType::f16, DType::f32}, {4096},
+                           {1024, 2048, 4104, 8192});
+  base.layouts = {Layout::contiguous, Layout::strided, Layout::misaligned};
+  const std::vector<Sweep> all = with_conventions_and_fp8(base, Layout::contiguous);
+  const std::vector<Sweep> sweeps(all.begin(), all.begin() + 2);  // base and the conventions
+  const std::vector<Record> recs = run_sweeps(sweeps);
+  // 3 dtypes x 4 H x 3 layouts; 3 x 4 x 3 conventions.
+  EXPECT_EQ(recs.size(), count_cases(sweeps));
+  EXPECT_EQ(recs.size(), 36u + 36u);
+  expect_passed_over_rows(recs, 4096);
+}
+
 // ---- conventions and the fp8 epilogue: every strategy against naive -----------------------
 //
 // Each built-in forward strategy (and add strategy) writes, under every convention and y
