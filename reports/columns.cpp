@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <type_traits>
 
 namespace rb {
@@ -124,6 +125,26 @@ std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim) {
 
 std::string kernel(const Record& r) {
   return r.kernel.empty() ? refused("''", "a kernel's name, not empty") : std::string();
+}
+
+std::string provider(const Record& r) {
+  if (r.provider.empty()) return std::string();
+  std::vector<std::string> names(std::begin(kProviders), std::end(kProviders));
+  for (const std::string& n : names)
+    if (r.provider == n) return std::string();
+  return refused("'" + r.provider + "'", "empty or " + joined(names));
+}
+
+std::string provider_with_kernel(const Record& r) {
+  for (const char* p : {"plugin", "peer"}) {
+    const bool named = r.kernel.rfind(std::string(p) + ":", 0) == 0;
+    if (named && r.provider != p && !r.provider.empty())
+      return refused("'" + r.provider + "'", fmt::format("{} for kernel {}", p, r.kernel));
+    if (!named && r.provider == p)
+      return fmt::format("'{}' for kernel {}, whose name lacks the '{}:' prefix that provider's kernels carry",
+                         r.provider, r.kernel, p);
+  }
+  return std::string();
 }
 
 std::string op(const Record& r) { return one_of<Op>(r.op); }

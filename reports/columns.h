@@ -58,6 +58,13 @@ std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim);
 // kernel: not empty. Its names are open (built-ins, `plugin:<name>`, `peer:<name>`, variants
 // such as `cudnn@eng3`), so only the empty name, which no run writes, is refused.
 std::string kernel(const Record& r);
+// provider: empty or one of kProviders. Empty is a row that does not say: schema 1 had no
+// provider column, and merge writes such rows on in schema 3.
+std::string provider(const Record& r);
+// A `plugin:<name>` kernel comes from provider plugin and a `peer:<name>` one from peer, and
+// those providers' kernels carry those prefixes (the plugin loader and scripts/peers.py name
+// them so).
+std::string provider_with_kernel(const Record& r);
 // op, layout, dist, convention: a name core/names.h knows.
 std::string op(const Record& r);
 std::string layout(const Record& r);
@@ -86,6 +93,11 @@ std::string gbps_relation(const Record& r);
 std::string pct_of_copy_relation(const Record& r);
 }  // namespace rule
 
+// The providers a row may name: the kernel registry's (kernels/registry.h: builtin, cudnn,
+// cublas, plugin) and scripts/peers.py's (peer). A CPU test checks every registered kernel's
+// provider is here (HarnessRegistry.EveryProviderIsOneTheReaderTakes).
+inline constexpr const char* kProviders[] = {"builtin", "cudnn", "cublas", "plugin", "peer"};
+
 inline constexpr bool kKey = true;
 
 // Every column of the current schema (kSchemaVersion), in file order. A column added in a
@@ -96,7 +108,7 @@ inline constexpr Column kRecordColumns[] = {
     {"cc", &Record::cc},
     {"kernel", &Record::kernel, kKey, 1, rule::kernel},
     {"picked", &Record::picked},
-    {"provider", &Record::provider, false, 2},
+    {"provider", &Record::provider, false, 2, rule::provider, rule::provider_with_kernel},
     {"provider_version", &Record::provider_version, false, 2},
     {"op", &Record::op, kKey, 1, rule::op},
     {"dtype", &Record::dtype, kKey, 1, [](const Record& r) { return rule::input_dtype(r.dtype); }},

@@ -27,6 +27,7 @@
 #include "harness/validate.h"
 #include "harness/wait.h"
 #include "kernels/registry.h"
+#include "reports/columns.h"
 #include "tests/mutant_names.h"
 
 namespace rb {
@@ -928,6 +929,18 @@ TEST(HarnessRegistry, FindKernel) {
   EXPECT_TRUE(find_kernel("mutant-tail-load")->mutant);
   EXPECT_EQ(find_kernel("nope"), nullptr);
   EXPECT_EQ(find_kernel(""), nullptr);
+}
+
+// The CSV reader takes only the providers it lists (reports/columns.h kProviders): a provider
+// added to the registry without it would write rows that no report, merge or gate could read.
+TEST(HarnessRegistry, EveryProviderIsOneTheReaderTakes) {
+  std::set<std::string> seen;
+  for (const KernelInfo& k : kernel_registry()) {
+    seen.insert(k.provider);
+    EXPECT_NE(std::find(std::begin(kProviders), std::end(kProviders), k.provider), std::end(kProviders))
+        << k.name << ": provider " << k.provider;
+  }
+  EXPECT_TRUE(seen.count("builtin") && seen.count("cublas")) << "the registry lists built-ins and cuBLAS";
 }
 
 TEST(HarnessRegistry, CheckCommonAcceptsSupportedCases) {

@@ -132,8 +132,8 @@ Record skipped() {
 
 Record failed() {
   Record r = timed_pass();
-  r.kernel = "naive";
-  r.picked = "naive";
+  r.kernel = "plugin:naive";
+  r.picked = "plugin:naive";
   r.provider = "plugin";
   r.provider_version = "0.3, \"beta\"";  // quoted on the way out
   r.H = 4097;
@@ -868,6 +868,30 @@ TEST(ReaderDomain, KeyTextColumnsTakeOnlyNamesARunWrites) {
   expect_each_refused(cases);
 }
 
+// provider takes the registry's and the peers' providers only (or nothing: a schema 1 row),
+// and agrees with the kernel's prefix: before, any text read, and a row whose provider was
+// mistyped lost its vendor label in the report unseen.
+TEST(ReaderDomain, ProviderIsOneARunWrites) {
+  const std::vector<ImpossibleRow> cases = {
+      {"provider_unknown", [](Record& r) { r.provider = "nvidia"; }, "provider",
+       "'nvidia' is out of range (accepted: empty or builtin, cudnn, cublas, plugin, peer)"},
+      {"provider_case", [](Record& r) { r.provider = "cuDNN"; }, "provider", "'cuDNN' is out of range"},
+      {"plugin_kernel_builtin",
+       [](Record& r) {
+         r.kernel = "plugin:mine";
+         r.provider = "builtin";
+       },
+       "provider", "'builtin' is out of range (accepted: plugin for kernel plugin:mine)"},
+      {"peer_provider_plain_kernel",
+       [](Record& r) {
+         r.kernel = "liger";
+         r.provider = "peer";
+       },
+       "provider", "'peer' for kernel liger, whose name lacks the 'peer:' prefix"},
+  };
+  expect_each_refused(cases);
+}
+
 // Every name a run can write in those columns reads: each op (a residual dtype exactly where it
 // has a residual stream), dtype, layout and distribution, and kernel names that are not
 // built-in (a plugin's, a peer's from scripts/peers.py, a cuDNN engine variant).
@@ -890,8 +914,16 @@ TEST(ReaderDomain, EveryNameARunWritesReads) {
   for (const char* d : {"normal", "large", "tiny", "offset", "outlier", "zero-row"}) {
     with([&](Record& r) { r.dist = d; });
   }
-  for (const char* k : {"plugin:my-kernel", "peer:liger", "cudnn@eng3_k24=0_k30=1", "mutant-eps-outside"}) {
-    with([&](Record& r) { r.kernel = r.picked = k; });
+  for (const auto& [k, provider] : std::vector<std::pair<std::string, std::string>>{
+           {"plugin:my-kernel", "plugin"},
+           {"peer:liger", "peer"},
+           {"cudnn@eng3_k24=0_k30=1", "cudnn"},
+           {"cublas", "cublas"},
+           {"mutant-eps-outside", "builtin"}}) {
+    with([&](Record& r) {
+      r.kernel = r.picked = k;
+      r.provider = provider;
+    });
   }
   for (const Record& r : rows)
     EXPECT_FALSE(find_violation(r)) << csv_row(r) << ": " << find_violation(r)->message;
@@ -1128,7 +1160,7 @@ TEST(Markdown, FailuresShowWhereAndHowBad) {
   const std::string failures =
       md.substr(md.find("## Failures"), md.find("## Bandwidth") - md.find("## Failures"));
   // A kernel not built in is named with its provider.
-  EXPECT_NE(failures.find("| fail | naive (plugin 0.3, \"beta\") | fwd | bf16/fp32 | 16384 | 4097 | misaligned | "
+  EXPECT_NE(failures.find("| fail | plugin:naive (plugin 0.3, \"beta\") | fwd | bf16/fp32 | 16384 | 4097 | misaligned | "
                           "zero-row | 1e-06 | NaN where reference is finite first at (3, 4096) "
                           "| inf |"),
             std::string::npos)
@@ -1368,7 +1400,7 @@ TEST(Terminal, SummaryOfNothingIsJustCounts) {
 TEST(Terminal, ProgressLineIsOneShortLine) {
   const std::string line = progress_line(12, 240, timed_pass());
   EXPECT_EQ(line, "[ 12/240] fwd bf16 auto→row-vector M=16384 H=4096 pass 4103 GB/s (96.0%)");
-  EXPECT_EQ(progress_line(3, 9, failed()), "[3/9] fwd bf16 naive M=16384 H=4097 FAIL");
+  EXPECT_EQ(progress_line(3, 9, failed()), "[3/9] fwd bf16 plugin:naive M=16384 H=4097 FAIL");
 }
 
 }  // namespace
