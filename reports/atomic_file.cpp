@@ -30,9 +30,39 @@ void sync_dir(const std::string& dir) {
   ::close(fd);
 }
 
+// Writes all of text to fd; false with errno set on failure (EIO for a write of nothing).
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::string& text) {
+  // A device or FIFO (`-o /dev/null`, `--csv /dev/stdout`) is written through: renaming a
+  // file over it would replace the device node itself (as root) or fail to create the
+  // temporary file beside it (/dev is not writable to others).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0 || !write_all(fd, text)) {
+      const int err = errno;
+      if (fd >= 0) ::close(fd);
+      throw std::runtime_error(fmt::format("cannot write {}: {}", path, errno_text(err)));
+    }
+    ::close(fd);
+    return;
+  }
+
   // pid and a counter: concurrent writers of one path, in or across processes, never share
   // a temporary file.
   static std::atomic<unsigned> counter{0};
@@ -50,16 +80,10 @@ void write_file_atomic(const std::string& path, const std::string& text) {
     throw std::runtime_error(
         fmt::format("cannot write {}: cannot create temporary file {}: {}", path, tmp, errno_text(err)));
   }
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : EIO;
-      ::close(fd);
-      fail("write failed", err);
-    }
-    done += static_cast<std::size_t>(n);
+  if (!write_all(fd, text)) {
+    const int err = errno;
+    ::close(fd);
+    fail("write failed", err);
   }
   if (::fsync(fd) != 0) {
     const int err = errno;

@@ -1,5 +1,6 @@
 // reports/: CSV round trip and reader errors, case keys, markdown layout, atomic writes and
 // the terminal summary. CPU only.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -1343,6 +1344,25 @@ TEST_F(ReportsTest, AtomicWriteCutShortKeepsTheOldFile) {
   EXPECT_NE(what.find(file), std::string::npos) << what;
   EXPECT_EQ(read_file(file), "old contents\n");
   EXPECT_EQ(names_in(dir_), std::vector<std::string>{"merged.csv"});
+}
+
+// A FIFO (as /dev/null or /dev/stdout: not a regular file) is written through, not replaced
+// by a regular file: renaming over /dev/null as root had made it one (`merge ... -o
+// /dev/null`), and as another user the temporary file beside it could not be created.
+TEST_F(ReportsTest, AtomicWriteThroughAFifoKeepsIt) {
+  const std::string fifo = path("out.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The read end opened first without blocking, so the write's open finds a reader, and a
+  // write that replaced the FIFO instead leaves nothing to read rather than hanging.
+  const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(rd, 0);
+  write_file_atomic(fifo, "a,b\n1,2\n");
+  char buf[64];
+  const ssize_t n = ::read(rd, buf, sizeof buf);
+  ::close(rd);
+  EXPECT_EQ(n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string(), "a,b\n1,2\n");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(names_in(dir_), std::vector<std::string>{"out.fifo"});
 }
 
 TEST_F(ReportsTest, AtomicWriteIntoAnUnwritableDirectory) {
