@@ -4,6 +4,7 @@
 
 #include "core/names.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iterator>
@@ -128,11 +129,11 @@ std::string kernel(const Record& r) {
 }
 
 std::string provider(const Record& r) {
-  if (r.provider.empty()) return std::string();
-  std::vector<std::string> names(std::begin(kProviders), std::end(kProviders));
-  for (const std::string& n : names)
-    if (r.provider == n) return std::string();
-  return refused("'" + r.provider + "'", "empty or " + joined(names));
+  // Checked on every row read: the list of names is built only for a refusal.
+  if (r.provider.empty() || std::find(std::begin(kProviders), std::end(kProviders), r.provider) != std::end(kProviders))
+    return std::string();
+  return refused("'" + r.provider + "'",
+                 "empty or " + joined(std::vector<std::string>(std::begin(kProviders), std::end(kProviders))));
 }
 
 std::string provider_with_kernel(const Record& r) {
