@@ -103,29 +103,28 @@ struct HeaderMatch {
   std::optional<std::string> unknown;  // the first name it has that the schema lacks
 };
 
-// Which of schema `version`'s columns the header names (`unknown` only when `find_unknown`:
-// each fccp reader allocates megabytes, so the second read is left to the chosen schema).
+// Schema `version`'s column names, for fccp's read_header.
 template <std::size_t N>
-HeaderMatch match_header(const std::string& file, const std::string& text, int version, bool find_unknown) {
+std::array<std::string, N> column_names(int version) {
   const std::vector<const Column*> columns = schema_columns(version);
   std::array<std::string, N> names;
   for (std::size_t i = 0; i < N; ++i) names[i] = columns[i]->name;
-  const auto read_header = [&](Reader<N>& reader, io::ignore_column policy) {
-    std::apply([&](const auto&... name) { reader.read_header(policy, name...); }, names);
-  };
+  return names;
+}
+
+template <std::size_t N>
+void read_header_as(Reader<N>& reader, io::ignore_column policy, const std::array<std::string, N>& names) {
+  std::apply([&](const auto&... name) { reader.read_header(policy, name...); }, names);
+}
+
+// Which of schema `version`'s columns the header names (found, missing; not `unknown`).
+template <std::size_t N>
+HeaderMatch match_header(const std::string& file, const std::string& text, int version) {
+  const std::array<std::string, N> names = column_names<N>(version);
   HeaderMatch m;
   m.version = version;
-  if (find_unknown) {
-    try {
-      Reader<N> no_extra(file, text.data(), text.data() + text.size());
-      read_header(no_extra, io::ignore_missing_column);
-    } catch (const io::error::extra_column_in_header& e) {
-      m.unknown = e.column_name;
-    }
-    return m;
-  }
   Reader<N> by_name(file, text.data(), text.data() + text.size());
-  read_header(by_name, io::ignore_missing_column | io::ignore_extra_column);
+  read_header_as(by_name, io::ignore_missing_column | io::ignore_extra_column, names);
   for (const std::string& name : names) {
     if (by_name.has_column(name)) {
       ++m.found;
@@ -136,6 +135,19 @@ HeaderMatch match_header(const std::string& file, const std::string& text, int v
   return m;
 }
 
+// The first name the header has that schema `version` lacks. A reader of its own: each fccp
+// reader allocates megabytes, so this is asked of the chosen schema only.
+template <std::size_t N>
+std::optional<std::string> unknown_column(const std::string& file, const std::string& text, int version) {
+  Reader<N> no_extra(file, text.data(), text.data() + text.size());
+  try {
+    read_header_as(no_extra, io::ignore_missing_column, column_names<N>(version));
+  } catch (const io::error::extra_column_in_header& e) {
+    return std::string(e.column_name);
+  }
+  return std::nullopt;
+}
+
 // The schema a header that is none of them exactly was meant to be: the one whose columns it
 // names most, then the one it lacks fewest of, ties to the newest. So a v3 header without `gpu`
 // is schema 3 lacking one column, not schema 1 lacking six.
@@ -143,7 +155,7 @@ HeaderMatch closest_schema(const std::string& file, const std::string& text) {
   std::optional<HeaderMatch> best;
   for (int v = kSchemaVersion; v >= 1; --v) {
     HeaderMatch m =
-        with_column_count(v, [&](auto n) { return match_header<decltype(n)::value>(file, text, v, false); });
+        with_column_count(v, [&](auto n) { return match_header<decltype(n)::value>(file, text, v); });
     if (!best || m.found > best->found ||
         (m.found == best->found && m.missing.size() < best->missing.size())) {
       best = std::move(m);
@@ -151,9 +163,8 @@ HeaderMatch closest_schema(const std::string& file, const std::string& text) {
   }
   // A header naming none of the columns is reported as such (header_problem), unknown unused.
   if (best->found > 0) {
-    best->unknown = with_column_count(best->version, [&](auto n) {
-                      return match_header<decltype(n)::value>(file, text, best->version, true);
-                    }).unknown;
+    best->unknown = with_column_count(
+        best->version, [&](auto n) { return unknown_column<decltype(n)::value>(file, text, best->version); });
   }
   return *best;
 }
