@@ -66,8 +66,9 @@ constexpr std::int64_t launched_block(std::int64_t threads) {
 // copies them into shared memory and pass 2 reads them back (see the kernel). kDecode: for
 // launches of one wave (M <= SMs) and the many rows add_chunked_holds takes, x, r and w of one
 // dtype, a row of one round of kBlockVecs vectors a thread: x's, r's and w's vectors load
-// together before the sum and stay in registers, so pass 2 reads nothing and w's trip overlaps x's and r's instead of following
-// the block's reduction (the L1 and image passes load w after it).
+// together before the sum and stay in registers, so pass 2 reads nothing and w's trip
+// overlaps x's and r's instead of following the block's reduction (the L1 and image passes
+// load w after it).
 enum class Path { kL1, kShared, kDecode };
 template <Path P>
 using PathTag = std::integral_constant<Path, P>;
@@ -331,8 +332,8 @@ std::size_t add_chunked_image_bytes(DType x, DType w, DType r, std::int64_t H) {
 
 bool add_chunked_holds(DType x, DType w, DType r, std::int64_t M, std::int64_t H) {
   // auto, M=16384, % of copy, main's passes (the image or the L1 passes, fp32 row-vector) ->
-  // kDecode (docs/perf-notes.md run 53, the mean of two rounds): bf16 H=2048 93.6 -> 95.1, 4096 95.0
-  // -> 96.0, 8192 96.6 -> 97.7; fp32 H=1024 94.2 -> 95.5, 2048 95.4 -> 95.7, 4096 97.0 -> 97.4,
+  // kDecode (docs/perf-notes.md run 53, the mean of two rounds): bf16 H=2048 93.6 -> 95.1,
+  // 4096 95.0 -> 96.0, 8192 96.6 -> 97.7; fp32 H=1024 94.2 -> 95.5, 2048 95.4 -> 95.7, 4096 97.0 -> 97.4,
   // 8192 95.6 -> 96.9. Run 51 (chunked's own passes): lost at bf16 H=1024 (-1.8) and 16384
   // (-1.3), so those keep their passes. Whole vectors only: odd rows are not measured (they keep
   // the passes they had). From 4096 rows only: at M=1024 bf16 H=4096 lost 68.3 -> 63.9 (run
@@ -364,7 +365,8 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     };
     // A decode launch of one dtype whose row fits one round of kBlockVecs vectors a thread
     // (bf16 H <= 16384, fp32 8192), in a block of its own size: kDecode, docs/perf-notes.md
-    // run 50; and many rows of 4-16 KB (16-bit) or 4-32 KB (fp32), run 53. (Mixed dtypes keep the passes below: not instantiated, to bound the build.)
+    // run 50; and many rows of 4-16 KB (16-bit) or 4-32 KB (fp32), run 53. (Mixed dtypes keep
+    // the passes below: not instantiated, to bound the build.)
     if constexpr (std::is_same_v<W, T> && std::is_same_v<R, T>) {
       if (one_wave(a.M) || add_chunked_holds(a.xdtype, a.wdtype, a.rdtype, a.M, a.H)) {
         if (const int t = decode_threads(row_vectors(a.H, sizeof(T)), kBlockVecs, kMaxThreads); t > 0)

@@ -316,16 +316,23 @@ TEST(Backward, FewRowsSpreadOverClusters) {
   for (const Record& r : recs) EXPECT_EQ(r.status, Status::pass) << describe(r);
 }
 
-// The sweeps of a many-rows test: `base`, then its rows under the other conventions (x's
-// weights and residual, `conv_layout`, rows with a non-zero mean) and with an fp8 y (under
-// fp32 and llama, e4m3 and e5m2 at scale 300, which saturates e4m3 on large rows; contiguous).
-std::vector<Sweep> with_conventions_and_fp8(const Sweep& base, Layout conv_layout) {
+// `base`'s rows under the other conventions: x's weights and residual, `conv_layout`, rows
+// with a non-zero mean.
+Sweep other_conventions(const Sweep& base, Layout conv_layout) {
   Sweep conv = base;
   conv.wdtypes = {WDtypeChoice{}};
   conv.rdtypes = {RDtypeChoice{}};
   conv.layouts = {conv_layout};
   conv.dists = {Dist::offset};
   conv.conventions = {Convention::llama, Convention::gemma, Convention::zero_centered};
+  return conv;
+}
+
+// The sweeps of a many-rows test: `base`, then its rows under the other conventions and with
+// an fp8 y (under fp32 and llama, e4m3 and e5m2 at scale 300, which saturates e4m3 on large
+// rows; contiguous).
+std::vector<Sweep> with_conventions_and_fp8(const Sweep& base, Layout conv_layout) {
+  const Sweep conv = other_conventions(base, conv_layout);
   Sweep f8 = conv;
   f8.layouts = {Layout::contiguous};
   f8.dists = {Dist::large};
@@ -404,8 +411,7 @@ TEST(Chunked, AddHeldRowsPassAtManyRows) {
   Sweep base = small_sweep({Op::add}, {"chunked"}, {DType::bf16, DType::f16, DType::f32}, {4096},
                            {1024, 2048, 4104, 8192});
   base.layouts = {Layout::contiguous, Layout::strided, Layout::misaligned};
-  const std::vector<Sweep> all = with_conventions_and_fp8(base, Layout::contiguous);
-  const std::vector<Sweep> sweeps(all.begin(), all.begin() + 2);  // base and the conventions
+  const std::vector<Sweep> sweeps{base, other_conventions(base, Layout::contiguous)};
   const std::vector<Record> recs = run_sweeps(sweeps);
   // 3 dtypes x 4 H x 3 layouts; 3 x 4 x 3 conventions.
   EXPECT_EQ(recs.size(), count_cases(sweeps));
