@@ -151,9 +151,9 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
   // Pass 1: s = x + r, stored, squares summed. A round is U vectors a thread, NT vectors
   // apart (compile-time offsets from the round's first column), all loads issued first.
   float sumsq = 0.f;
-  const auto sum_store = [&](float* f, R* sp) {  // s over one vector: squared, then stored
+  const auto sum_store = [&](float* f, R* sp, float& acc) {  // s over one vector: squared into acc, stored
 #pragma unroll
-    for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+    for (int k = 0; k < V; ++k) acc += f[k] * f[k];
     store_residual<T, R>(sp, f);
   };
   const auto pass1 = [&](auto kAligned, auto kU) {
@@ -172,14 +172,16 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
           load_residual<T, R, false>(assume16<kAligned>(rc + u * NT * V), rv[u]);
         }
       }
+      float part = 0.f;  // the round's squares on their own (strided_sum: long rows' drift)
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         if (u * NT < left) {
           float f[V];
           add_vec<T, R>(epi, xv[u], rv[u], f);
-          sum_store(f, assume16<kAligned>(sc + u * NT * V));
+          sum_store(f, assume16<kAligned>(sc + u * NT * V), part);
         }
       }
+      sumsq += part;
     }
   };
   if (imaged) {
@@ -196,7 +198,7 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
     for (std::int64_t i = tid; i < nvec; i += NT) {
       float f[V];
       image_add(i, f);
-      sum_store(f, assume16<true>(io.s + head + i * V));
+      sum_store(f, assume16<true>(io.s + head + i * V), sumsq);
     }
   } else if (decoded) {
     const uint4* xg = reinterpret_cast<const uint4*>(io.x + head);
@@ -209,7 +211,7 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
         load_weights_raw_any<W, V>(io.w + head + i * V, io.w, io.w + H, dw[u]);
       }
     }
-    held_sums([&](int, std::int64_t i, float* f) { sum_store(f, assume16<true>(io.s + head + i * V)); });
+    held_sums([&](int, std::int64_t i, float* f) { sum_store(f, assume16<true>(io.s + head + i * V), sumsq); });
   } else if (aligned) {
     pass1(std::true_type{}, std::integral_constant<int, U1>{});
   } else {

@@ -20,11 +20,10 @@ __global__ void __launch_bounds__(kThreads) add_naive_kernel(AddArgs a) {
   const AddRow<T, W, R, Y> io(a, row);
   Epilogue<C, T, W, Y> epi(a.scale);
 
-  float sumsq = 0.f;
-  for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x) {
+  const float sumsq = strided_sum(threadIdx.x, a.H, blockDim.x, [&](std::int64_t c) {
     const float v = add_store_elem(epi, io.x, io.r, io.s, c);
-    sumsq += v * v;
-  }
+    return v * v;
+  });
   const float rr = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(a.H) + a.eps);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = rr;
   for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x)

@@ -110,6 +110,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
           load_cols<W, N, Ld::ro>(w1 + c, N, wr[u]);
         }
       }
+      float part = 0.f;  // the round's terms on their own (strided_sum: long rows' drift)
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         if (base + static_cast<std::int64_t>(u) * T < nch) {
@@ -118,9 +119,10 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
           cols_to_f32<G, N>(gr[u], gf);
           weights_to_f32<C, W, N>(wr[u], wf);
 #pragma unroll
-          for (int k = 0; k < N; ++k) s += gf[k] * wf[k] * xf[k];
+          for (int k = 0; k < N; ++k) part += gf[k] * wf[k] * xf[k];
         }
       }
+      s += part;
     }
     for (std::int64_t c = tid; c < head; c += T)
       s += to_f32(g1[c]) * effective_weight<C, W>(to_f32(w1[c])) * to_f32(x1[c]);

@@ -24,9 +24,9 @@ __global__ void __launch_bounds__(kThreads) bwd_naive_dx_kernel(BwdArgs a) {
   const std::int64_t H = a.H;
   const BwdRow<X, G, W> io(a, row);
 
-  float s = 0.f;
-  for (std::int64_t c = threadIdx.x; c < H; c += blockDim.x)
-    s += to_f32(io.dy[c]) * effective_weight<C, W>(to_f32(io.w[c])) * to_f32(io.x[c]);
+  const float s = strided_sum(threadIdx.x, H, blockDim.x, [&](std::int64_t c) {
+    return to_f32(io.dy[c]) * effective_weight<C, W>(to_f32(io.w[c])) * to_f32(io.x[c]);
+  });
   const float S = block_sum(s, scratch);
   const float r = a.rrms[row];
   const float corr = r * r * r / static_cast<float>(H) * S;
@@ -44,9 +44,9 @@ __global__ void __launch_bounds__(kThreads) bwd_naive_dw_kernel(BwdArgs a) {
   if (c >= a.H) return;
   const X* x = static_cast<const X*>(a.x);
   const G* dy = static_cast<const G*>(a.dy);
-  float acc = 0.f;
-  for (std::int64_t row = 0; row < a.M; ++row)
-    acc += to_f32(dy[row * a.dy_stride + c]) * to_f32(x[row * a.x_stride + c]) * a.rrms[row];
+  const float acc = strided_sum(0, a.M, 1, [&](std::int64_t row) {
+    return to_f32(dy[row * a.dy_stride + c]) * to_f32(x[row * a.x_stride + c]) * a.rrms[row];
+  });
   static_cast<W*>(a.dw)[c] = from_f32<W>(acc);
 }
 

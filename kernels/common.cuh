@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "kernels/types.h"
+#include "kernels/strided_sum.h"
 
 namespace rb::kern {
 

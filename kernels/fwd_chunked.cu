@@ -187,10 +187,12 @@ __global__ void __launch_bounds__(kMaxThreads, chunked_min_blocks<kPass2>())
       const std::int64_t i = base + static_cast<std::int64_t>(u) * nthreads;
       if (i < nvec) v[u] = load_keep(xv + i);
     }
+    float part = 0.f;  // the round's squares on their own (strided_sum: long rows' drift)
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (base + static_cast<std::int64_t>(u) * nthreads < nvec) add_squares<T>(v[u], sumsq);
+      if (base + static_cast<std::int64_t>(u) * nthreads < nvec) add_squares<T>(v[u], part);
     }
+    sumsq += part;
   }
   if (edges) sumsq += edge_sumsq(x, head, body_end, H, threadIdx.x, nthreads);
   float total = block_sum(sumsq, scratch);

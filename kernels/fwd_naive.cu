@@ -19,11 +19,10 @@ __global__ void __launch_bounds__(kThreads) fwd_naive_kernel(FwdArgs a) {
   Y* y = static_cast<Y*>(a.y) + row * a.y_stride;
   Epilogue<C, T, W, Y> epi(a.scale);
 
-  float sumsq = 0.f;
-  for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x) {
+  const float sumsq = strided_sum(threadIdx.x, a.H, blockDim.x, [&](std::int64_t c) {
     const float v = to_f32(x[c]);
-    sumsq += v * v;
-  }
+    return v * v;
+  });
   const float total = block_sum(sumsq, scratch);
   const float r = rsqrtf(total / static_cast<float>(a.H) + a.eps);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;

@@ -351,6 +351,23 @@ void expect_passed_over_rows(const std::vector<Record>& recs, std::int64_t M) {
   }
 }
 
+// Rows of 2^28 fp32 columns (1 GB each), one row: each of naive's 256 threads sums 2^20
+// squares and chunked's 512 threads 2^19. A single running fp32 sum a thread drifted past the
+// rrms tolerance from about 6.7e7 columns (naive) and 1.3e8 (chunked) by a CPU simulation;
+// summed in rounds (kernels/strided_sum.h, and chunked's rounds of vectors) they pass. fwd,
+// add and bwd (the backward's S sum over the row, and naive's dw over one row).
+TEST(LongRows, HugeRowsSumWithinTheTolerance) {
+  RB_REQUIRE_GPU();
+  const Sweep s = small_sweep({Op::fwd, Op::add, Op::bwd}, {"naive", "chunked"}, {DType::f32}, {1},
+                              {std::int64_t{1} << 28});
+  const std::vector<Record> recs = run_sweeps({s});
+  EXPECT_EQ(recs.size(), 6u);
+  for (const Record& r : recs) {
+    EXPECT_EQ(r.status, Status::pass) << describe(r);
+    EXPECT_EQ(r.rows_checked, 1) << describe(r);
+  }
+}
+
 // chunked's long rows (past 64 KB in 16-bit, 32 KB in fp32) at M=300, where the validation
 // sweep has M=19: blocks of later waves run rows too, two hybrid blocks sharing an SM. At
 // M=300 (<= 16 rows an SM) bf16 H=65536 and fp32 H=40000 take the hybrid pass (part of the
