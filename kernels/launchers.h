@@ -71,7 +71,7 @@ std::int64_t add_chunked_threads(DType x, DType w, DType r, std::int64_t H);
 std::size_t add_chunked_image_bytes(DType x, DType w, DType r, std::int64_t H);
 // Whether chunked's add holds such rows in registers (kDecode) at many rows, not only in a launch
 // of one wave: x, r and w of one dtype, rows of 4-16 KB in 16-bit and 4-32 KB in fp32, in
-// whole 16-byte vectors, from 4096 rows (docs/perf-notes.md run 51).
+// whole 16-byte vectors, from 4096 rows (docs/perf-notes.md runs 51 and 53).
 bool add_chunked_holds(DType x, DType w, DType r, std::int64_t M, std::int64_t H);
 // Register-resident rows: H up to add_row_vector_max_H(x, r).
 std::int64_t add_row_vector_max_H(DType x, DType r);
