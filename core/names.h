@@ -24,7 +24,7 @@ enum class DType { f32, f16, bf16, e4m3, e5m2 };
 enum class Op { fwd, bwd, add, add_bwd };
 
 // How a case's 2-D tensors sit in memory (harness/case.h: their strides and offsets).
-enum class Layout { contiguous, strided, misaligned };
+enum class Layout { contiguous, strided, misaligned, skewed };
 
 // The input distributions (reference/generate.h: what each draws).
 enum class Dist { normal, large, tiny, offset, outlier, zero_row };
@@ -70,8 +70,10 @@ struct Names<Op> {
 
 template <>
 struct Names<Layout> {
-  static constexpr std::array<std::pair<Layout, std::string_view>, 3> table{
-      {{Layout::contiguous, "contiguous"}, {Layout::strided, "strided"}, {Layout::misaligned, "misaligned"}}};
+  static constexpr std::array<std::pair<Layout, std::string_view>, 4> table{{{Layout::contiguous, "contiguous"},
+                                                                            {Layout::strided, "strided"},
+                                                                            {Layout::misaligned, "misaligned"},
+                                                                            {Layout::skewed, "skewed"}}};
 };
 
 template <>

@@ -13,18 +13,27 @@
 namespace rb {
 
 std::int64_t layout_stride(Layout l, std::int64_t H) {
-  if (l != Layout::strided) return H;
   // A row too long to pad (too_large refuses such sizes before any byte is counted) keeps the
   // largest int64 for its stride rather than wrap: still >= H, as a record's stride must be.
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  return H > kMax - 31 ? kMax : (H + 15) / 16 * 16 + 16;
+  switch (l) {
+    case Layout::strided:  // a gap of 16-31 elements: every row at row 0's 16-byte phase
+      return H > kMax - 31 ? kMax : (H + 15) / 16 * 16 + 16;
+    case Layout::skewed:  // one element more than H: each row one element further off 16 bytes
+      return H == kMax ? kMax : H + 1;
+    case Layout::contiguous:
+    case Layout::misaligned:
+      break;
+  }
+  return H;
 }
 
 std::int64_t layout_offset(Layout l) { return l == Layout::misaligned ? 1 : 0; }
 
 std::optional<std::string> too_large(std::int64_t M, std::int64_t H) {
   if (M < 1 || H < 1) return std::nullopt;  // not a size this answers for (the options refuse them)
-  // The widest layout: strided's stride and misaligned's offset; (M - 1) x stride checked.
+  // The widest layout: strided's stride (skewed's, H + 1, is never wider) and misaligned's
+  // offset; (M - 1) x stride checked.
   const std::int64_t stride = layout_stride(Layout::strided, H);
   const std::int64_t offset = layout_offset(Layout::misaligned);
   std::int64_t rows = 0;

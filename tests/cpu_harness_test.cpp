@@ -439,14 +439,42 @@ TEST(HarnessCase, LayoutStrideAndOffset) {
     EXPECT_GT(s, H);
     EXPECT_EQ(s % 16, 0);
     EXPECT_LE(s, H + 32);
+    EXPECT_EQ(layout_stride(Layout::skewed, H), H + 1);
+    EXPECT_LE(layout_stride(Layout::skewed, H), s);  // too_large's widest layout stays strided
   }
   EXPECT_EQ(layout_offset(Layout::contiguous), 0);
   EXPECT_EQ(layout_offset(Layout::strided), 0);
   EXPECT_EQ(layout_offset(Layout::misaligned), 1);
+  EXPECT_EQ(layout_offset(Layout::skewed), 0);
+  EXPECT_EQ(layout_stride(Layout::skewed, kI64Max), kI64Max);  // saturates rather than wrap
+}
+
+// What each layout is for: strided rows keep row 0's 16-byte phase for every element size (a
+// gap, not a shift), skewed rows of whole 16-byte vectors (H=4096 and 1024, where contiguous rows
+// are all aligned) start at every phase an element size allows, so a kernel's per-row alignment
+// test and its element-wise paths run at H that are multiples of the vector.
+TEST(HarnessCase, SkewedRowsTakeEveryPhaseStridedRowsOne) {
+  for (std::size_t es : {1u, 2u, 4u}) {
+    for (std::int64_t H : {1024, 4096}) {
+      SCOPED_TRACE(testing::Message() << "element " << es << " H=" << H);
+      std::set<std::int64_t> skewed, strided;
+      for (std::int64_t row = 0; row < 64; ++row) {
+        skewed.insert(row * layout_stride(Layout::skewed, H) * static_cast<std::int64_t>(es) % 16);
+        strided.insert(row * layout_stride(Layout::strided, H) * static_cast<std::int64_t>(es) % 16);
+      }
+      EXPECT_EQ(skewed.size(), 16 / es);
+      EXPECT_EQ(strided, std::set<std::int64_t>{0});
+    }
+  }
+}
+
+TEST(HarnessCase, CaseStrideFollowsItsLayout) {
   Case c;
   c.H = 4097;
-  c.layout = Layout::strided;
-  EXPECT_EQ(c.stride(), layout_stride(Layout::strided, 4097));
+  for (Layout l : all_layouts()) {
+    c.layout = l;
+    EXPECT_EQ(c.stride(), layout_stride(l, 4097)) << layout_name(l);
+  }
 }
 
 // too_large: the span of the widest layout (strided's stride, misaligned's offset), exact at
@@ -480,7 +508,7 @@ TEST(HarnessCase, TooLargeIsExactAtTheSpanLimitAndNeverWraps) {
 }
 
 TEST(HarnessCase, ParseLayoutRoundTrip) {
-  ASSERT_EQ(all_layouts().size(), 3u);
+  ASSERT_EQ(all_layouts().size(), 4u);
   std::set<std::string> names;
   for (Layout l : all_layouts()) {
     const std::string name(layout_name(l));
@@ -489,7 +517,7 @@ TEST(HarnessCase, ParseLayoutRoundTrip) {
     ASSERT_TRUE(back.has_value()) << name;
     EXPECT_EQ(*back, l);
   }
-  EXPECT_EQ(names, (std::set<std::string>{"contiguous", "strided", "misaligned"}));
+  EXPECT_EQ(names, (std::set<std::string>{"contiguous", "strided", "misaligned", "skewed"}));
   EXPECT_FALSE(parse_layout("weird").has_value());
   EXPECT_FALSE(parse_layout("").has_value());
   EXPECT_FALSE(parse_layout("Strided").has_value());

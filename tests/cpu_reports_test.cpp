@@ -862,7 +862,7 @@ TEST(ReaderDomain, KeyTextColumnsTakeOnlyNamesARunWrites) {
        },
        "rdtype", "empty while op is add"},
       {"layout_unknown", [](Record& r) { r.layout = "weird"; }, "layout",
-       "'weird' is out of range (accepted: contiguous, strided, misaligned)"},
+       "'weird' is out of range (accepted: contiguous, strided, misaligned, skewed)"},
       {"dist_unknown", [](Record& r) { r.dist = "xx"; }, "dist",
        "'xx' is out of range (accepted: normal, large, tiny, offset, outlier, zero-row)"},
   };
