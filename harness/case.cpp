@@ -32,10 +32,14 @@ std::int64_t layout_offset(Layout l) { return l == Layout::misaligned ? 1 : 0; }
 
 std::optional<std::string> too_large(std::int64_t M, std::int64_t H) {
   if (M < 1 || H < 1) return std::nullopt;  // not a size this answers for (the options refuse them)
-  // The widest layout: strided's stride (skewed's, H + 1, is never wider) and misaligned's
-  // offset; (M - 1) x stride checked.
-  const std::int64_t stride = layout_stride(Layout::strided, H);
-  const std::int64_t offset = layout_offset(Layout::misaligned);
+  // The widest any layout makes these rows: the largest stride and base offset of all of them
+  // (today strided's and misaligned's), so a layout added later is bounded too; (M - 1) x
+  // stride checked.
+  std::int64_t stride = H, offset = 0;
+  for (const Layout l : all_layouts()) {
+    stride = std::max(stride, layout_stride(l, H));
+    offset = std::max(offset, layout_offset(l));
+  }
   std::int64_t rows = 0;
   if (!__builtin_mul_overflow(M - 1, stride, &rows) && rows <= kMaxSpanElements - offset - H) return std::nullopt;
   return fmt::format(

@@ -440,7 +440,7 @@ TEST(HarnessCase, LayoutStrideAndOffset) {
     EXPECT_EQ(s % 16, 0);
     EXPECT_LE(s, H + 32);
     EXPECT_EQ(layout_stride(Layout::skewed, H), H + 1);
-    EXPECT_LE(layout_stride(Layout::skewed, H), s);  // too_large's widest layout stays strided
+    EXPECT_LE(layout_stride(Layout::skewed, H), s);  // strided stays the widest (too_large's test models it)
   }
   EXPECT_EQ(layout_offset(Layout::contiguous), 0);
   EXPECT_EQ(layout_offset(Layout::strided), 0);
