@@ -89,7 +89,7 @@ Sweep apply_options(Sweep s, const BenchOptions& o) {
   return s;
 }
 
-// The sweeps a run expands: the preset's (validation: its three, harness/case.h), each with
+// The sweeps a run expands: the preset's (validation: its five, harness/case.h), each with
 // the options' overrides.
 std::vector<Sweep> build_sweeps(const BenchOptions& o) {
   if (o.preset != "validation") return {apply_options(default_bench_sweep(), o)};

@@ -281,7 +281,33 @@ std::vector<Sweep> validation_sweeps(const std::vector<std::string>& kernels) {
   f8.Hs = {1, 127, 4097};
   f8.dists = {Dist::normal, Dist::large, Dist::tiny};
   v.push_back(f8);
+  for (Sweep& rows : validation_rows_sweeps(kernels)) v.push_back(std::move(rows));
   return v;
+}
+
+std::vector<Sweep> validation_rows_sweeps(const std::vector<std::string>& kernels) {
+  // Many rows: at M=19 a persistent grid (as many blocks as are resident, block b taking rows
+  // b, b + P, b + 2P, ...) gives every block one row at most, so its loop over rows, what a
+  // block carries from one row to the next (a dw partial row, shared memory reused) and the
+  // last round's blocks past M go unchecked. M is a prime past one wave of every persistent
+  // grid here (H200, 132 SMs): short rows (H = 1, 127) at M=100003, past the backward's groups
+  // of 4 lanes a row (64 rows a 256-thread block, at most 8 blocks an SM: 67584 rows a wave);
+  // long rows (H = 1000, 4097: a block or a cluster a row, and an SM holds 32 blocks at
+  // most: 4224 rows a wave) at M=20011, which keeps a case's tensors near 80M elements.
+  // Every dtype, x's weight and residual dtype (the base sweep has the others), contiguous
+  // rows and skewed ones (every 16-byte phase), normal inputs: the rows are what these
+  // sweeps add.
+  Sweep short_rows = validation_sweep(kernels);
+  short_rows.wdtypes = {WDtypeChoice{}};
+  short_rows.rdtypes = {RDtypeChoice{}};
+  short_rows.dists = {Dist::normal};
+  short_rows.layouts = {Layout::contiguous, Layout::skewed};
+  short_rows.Ms = {100003};
+  short_rows.Hs = {1, 127};
+  Sweep long_rows = short_rows;
+  long_rows.Ms = {20011};
+  long_rows.Hs = {1000, 4097};
+  return {short_rows, long_rows};
 }
 
 Sweep validation_sweep(const std::vector<std::string>& kernels) {

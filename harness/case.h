@@ -130,10 +130,14 @@ Sweep default_bench_sweep();
 //   [1] the other conventions (llama, gemma, zero-centered) over every op, dtype, weight and
 //       residual dtype and layout, on the distributions and H where their roundings differ;
 //   [2] fp8 y (e4m3, e5m2) of fwd and add under fp32, llama and gemma, with a scale of 1 and
-//       one that saturates the largest outputs.
+//       one that saturates the largest outputs;
+//   [3], [4] many rows (M = 100003 at H 1 and 127, 20011 at H 1000 and 4097: past one wave
+//       of any persistent grid), so that blocks run several rows each: every op and dtype,
+//       contiguous and skewed rows.
 // A mutant that survives them means the sweeps lack an input: extend them, never weaken the
 // mutant.
 std::vector<Sweep> validation_sweeps(const std::vector<std::string>& kernels);
 Sweep validation_sweep(const std::vector<std::string>& kernels);  // [0]
+std::vector<Sweep> validation_rows_sweeps(const std::vector<std::string>& kernels);  // [3], [4]
 
 }  // namespace rb

@@ -707,6 +707,48 @@ TEST(HarnessCase, ValidationSweep) {
   for (std::int64_t M : s.Ms) EXPECT_GE(M, 2) << "M must hold a zero row (row 1) and a last row";
 }
 
+// The many-rows sweeps: M a prime past one wave of every persistent grid on an H200 (132
+// SMs, 2048 threads an SM): rows of H <= 127 past 4 lanes a row (67584 rows in flight),
+// longer rows past 32 blocks an SM (4224); every op and dtype; contiguous and skewed rows;
+// and in validation_sweeps, after the base, convention and fp8 sweeps.
+bool is_prime(std::int64_t n) {
+  if (n < 2) return false;
+  for (std::int64_t d = 2; d * d <= n; ++d)
+    if (n % d == 0) return false;
+  return true;
+}
+
+TEST(HarnessCase, ManyRowsSweepsRunPastOneWaveOfEveryPersistentGrid) {
+  const std::vector<Sweep> rows = validation_rows_sweeps({"naive"});
+  ASSERT_EQ(rows.size(), 2u);
+  const std::int64_t sms = 132, threads_per_sm = 2048, blocks_per_sm = 32;
+  std::set<std::int64_t> Hs;
+  for (const Sweep& s : rows) {
+    EXPECT_EQ(s.ops, (std::vector<Op>{Op::fwd, Op::bwd, Op::add, Op::add_bwd}));
+    EXPECT_EQ(std::set<DType>(s.dtypes.begin(), s.dtypes.end()),
+              (std::set<DType>{DType::f32, DType::f16, DType::bf16}));
+    EXPECT_EQ(std::set<Layout>(s.layouts.begin(), s.layouts.end()),
+              (std::set<Layout>{Layout::contiguous, Layout::skewed}));
+    for (const std::int64_t M : s.Ms) {
+      EXPECT_TRUE(is_prime(M)) << M;
+      for (const std::int64_t H : s.Hs) {
+        Hs.insert(H);
+        const std::int64_t wave = H <= 127 ? sms * threads_per_sm / 4 : sms * blocks_per_sm;
+        EXPECT_GT(M, wave) << "H=" << H;
+        EXPECT_LE(M * H, std::int64_t{100} << 20) << "H=" << H << ": a case's tensors stay near 80M elements";
+      }
+    }
+  }
+  EXPECT_EQ(Hs, (std::set<std::int64_t>{1, 127, 1000, 4097}));
+  const std::vector<Sweep> all = validation_sweeps({"naive"});
+  ASSERT_EQ(all.size(), 5u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(all[3 + i].Ms, rows[i].Ms);
+    EXPECT_EQ(all[3 + i].Hs, rows[i].Hs);
+  }
+  EXPECT_EQ(all[0].Ms, (std::vector<std::int64_t>{19}));
+}
+
 TEST(HarnessCase, ExpandPairsKernelsWithTheirOpsAndResidualDtypes) {
   Sweep s = small_sweep();
   s.ops = {Op::fwd, Op::bwd, Op::add};
