@@ -48,7 +48,8 @@ enum class FwdBug {
   hang,  // a kernel that never finishes (the last row waits for good), not a numerics bug
   no_eps,
   stride_ignored,
-  warp_sum_only
+  warp_sum_only,
+  one_row_a_block  // a persistent grid (the resident blocks, at most M) whose loop over rows is forgotten
 };
 cudaError_t launch_fwd_mutant(FwdBug bug, const FwdArgs& a, cudaStream_t s);
 
@@ -113,14 +114,16 @@ Strategy auto_pick(const Problem& p);      // by p.op
 // columns, broadcast to every column); dx without the correction term (dx = rrms * dy * w);
 // dw accumulated in w's storage dtype; the saved value taken for rms (dx and dw computed
 // with 1 / saved instead of saved); the correction's dot product without w; dw summing dy * x
-// without the rows' rrms.
+// without the rows' rrms; dw through a persistent grid's partial rows, each block's partial
+// overwritten by every row it takes instead of summed.
 enum class BwdBug {
   dw_wrong_axis,
   no_correction,
   dw_storage_accum,
   saved_as_rms,
   correction_without_w,
-  dw_unnormalized
+  dw_unnormalized,
+  dw_partial_overwrite
 };
 cudaError_t launch_bwd_mutant(BwdBug bug, const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_mutant_workspace_bytes(const BwdArgs& a);

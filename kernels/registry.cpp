@@ -235,7 +235,9 @@ std::deque<KernelInfo> build() {
        std::tuple{"mutant-stride-ignored", "rows addressed at row * H, the row stride ignored",
                   FwdBug::stride_ignored},
        std::tuple{"mutant-warp-sum-only", "each warp normalises by its own warp's sum of squares",
-                  FwdBug::warp_sum_only}},
+                  FwdBug::warp_sum_only},
+       std::tuple{"mutant-one-row-a-block", "a persistent grid's loop over rows forgotten: each block runs one row",
+                  FwdBug::one_row_a_block}},
       fwd_mutant);
   // Device faults, not numerics bugs: a trap, and a kernel that never finishes.
   for_each_mutant(
@@ -269,7 +271,10 @@ std::deque<KernelInfo> build() {
        std::tuple{"mutant-correction-without-w", "the correction's dot product sum(dy * x), w left out",
                   BwdBug::correction_without_w},
        std::tuple{"mutant-dw-unnormalized", "dw = sum of dy * x, x not normalised by rrms",
-                  BwdBug::dw_unnormalized}},
+                  BwdBug::dw_unnormalized},
+       std::tuple{"mutant-dw-partial-overwrite",
+                  "each block's dw partial row overwritten by every row it takes (= where += belongs)",
+                  BwdBug::dw_partial_overwrite}},
       [&](const char* name, const char* desc, BwdBug bug) {
         mutant(name, desc, {Op::bwd, Op::add_bwd}).prepare = launcher_prepare(
             name, Launchers{nullptr,

@@ -72,14 +72,17 @@ std::string param_name(const testing::TestParamInfo<std::string>& info) {
   return s;
 }
 
-// The validation sweep of one kernel, restricted to the given ops.
-Sweep sweep_for(const std::string& kernel, std::vector<Op> ops) {
-  Sweep s = validation_sweep({kernel});
-  s.ops = std::move(ops);
-  return s;
+// A mutant's sweeps: the base validation sweep and the many-rows ones, restricted to the
+// given ops (the convention and fp8 sweeps are left to the real kernels: every mutant's bug
+// shows under the fp32 convention).
+std::vector<Sweep> mutant_sweeps_for(const std::string& kernel, const std::vector<Op>& ops) {
+  std::vector<Sweep> v{validation_sweep({kernel})};
+  for (Sweep& rows : validation_rows_sweeps({kernel})) v.push_back(std::move(rows));
+  for (Sweep& s : v) s.ops = ops;
+  return v;
 }
 
-// All three validation sweeps (base, conventions, fp8 y) of one kernel, restricted to the ops.
+// Every validation sweep (base, conventions, fp8 y, many rows) of one kernel, restricted to the ops.
 std::vector<Sweep> sweeps_for(const std::string& kernel, const std::vector<Op>& ops) {
   std::vector<Sweep> v;
   for (Sweep s : validation_sweeps({kernel})) {
@@ -152,22 +155,28 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, KernelPasses, testing::ValuesIn(kernel_ops(
 
 class MutantCaught : public testing::TestWithParam<std::string> {};
 
-// A mutant is caught when at least one case of the validation sweep fails; no case may
-// error (that would be a harness fault, not a catch).
+// A mutant is caught when at least one case of the validation sweeps fails; no case may
+// error (that would be a harness fault, not a catch). The base sweep's and the many-rows
+// sweeps' counts are reported apart: a bug of the loop over rows shows only in the latter.
 TEST_P(MutantCaught, ByValidationSweep) {
   RB_REQUIRE_GPU();
   const KernelInfo* k = find_kernel(GetParam());
   ASSERT_NE(k, nullptr);
-  const std::vector<Record> recs = run_sweep(sweep_for(GetParam(), k->ops));
-  int failed = 0;
+  const std::vector<Record> recs = run_sweeps(mutant_sweeps_for(GetParam(), k->ops));
+  int failed = 0, failed_rows = 0, rows_cases = 0;
   std::string first;
   for (const Record& r : recs) {
     EXPECT_NE(r.status, Status::error) << describe(r);
-    if (r.status == Status::fail && failed++ == 0) first = describe(r);
+    const bool many_rows = r.M > validation_sweep({}).Ms.front();
+    rows_cases += many_rows;
+    if (r.status != Status::fail) continue;
+    failed_rows += many_rows;
+    if (failed++ == 0) first = describe(r);
   }
   EXPECT_GT(failed, 0) << GetParam() << " slipped through all " << recs.size() << " cases";
-  std::cout << "MUTANT " << GetParam() << ": caught by " << failed << " of " << recs.size()
-            << " cases; first: " << first.substr(0, 300) << "\n";
+  std::cout << "MUTANT " << GetParam() << ": caught by " << failed << " of " << recs.size() << " cases ("
+            << failed - failed_rows << " of " << recs.size() - rows_cases << " in the base sweep, " << failed_rows
+            << " of " << rows_cases << " at many rows); first: " << first.substr(0, 300) << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllMutants, MutantCaught, testing::ValuesIn(names(true)), param_name);

@@ -14,6 +14,7 @@ inline const std::vector<std::string> kMutantNames = {
     "mutant-warp-sum-only",    "mutant-residual-storage-dtype", "mutant-saved-rms",
     "mutant-residual-not-updated", "mutant-norm-of-x",        "mutant-dw-wrong-axis",
     "mutant-no-correction",    "mutant-dw-storage-accum",     "mutant-saved-as-rms",
-    "mutant-correction-without-w", "mutant-dw-unnormalized"};
+    "mutant-correction-without-w", "mutant-dw-unnormalized", "mutant-one-row-a-block",
+    "mutant-dw-partial-overwrite"};
 
 }  // namespace rb::test

@@ -10,6 +10,7 @@
 //   norm_of_x: y normalises x, not the sum (its rms and its values); s is stored right.
 #include "kernels/add_common.cuh"
 #include "kernels/launchers.h"
+#include "kernels/mutants/one_of.h"
 
 namespace rb::kern {
 namespace {
@@ -48,24 +49,11 @@ __global__ void __launch_bounds__(kThreads) add_mutant_kernel(AddArgs a) {
 
 template <class T, class W, class R>
 cudaError_t launch_bug(AddBug bug, const AddArgs& a, cudaStream_t s) {
-  const unsigned grid = static_cast<unsigned>(a.M);
-  switch (bug) {
-    case AddBug::residual_storage_dtype:
-      add_mutant_kernel<T, W, R, AddBug::residual_storage_dtype><<<grid, kThreads, 0, s>>>(a);
-      break;
-    case AddBug::saved_rms:
-      add_mutant_kernel<T, W, R, AddBug::saved_rms><<<grid, kThreads, 0, s>>>(a);
-      break;
-    case AddBug::residual_not_updated:
-      add_mutant_kernel<T, W, R, AddBug::residual_not_updated><<<grid, kThreads, 0, s>>>(a);
-      break;
-    case AddBug::norm_of_x:
-      add_mutant_kernel<T, W, R, AddBug::norm_of_x><<<grid, kThreads, 0, s>>>(a);
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  const bool known = one_of<AddBug::residual_storage_dtype, AddBug::saved_rms, AddBug::residual_not_updated,
+                            AddBug::norm_of_x>(bug, [&](auto b) {
+    add_mutant_kernel<T, W, R, decltype(b)::value><<<static_cast<unsigned>(a.M), kThreads, 0, s>>>(a);
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
 }
 
 }  // namespace

@@ -12,9 +12,15 @@
 //   correction_without_w: the correction's dot product sum(dy * x), w left out of it (right
 //                     only where w = 1);
 //   dw_unnormalized:  dw = sum over rows of dy * x, x not normalised (right only where a
-//                     row's rms is 1).
+//                     row's rms is 1);
+//   dw_partial_overwrite: dw through a persistent grid's partial rows (P blocks, 4 an SM and
+//                     at most M; block b takes rows b, b + P, ...), then a sum of the P
+//                     partials of each column; each block writes its partial with = where +=
+//                     belongs, so it keeps its last row's terms alone: right while every
+//                     block has one row (M <= P).
 #include "kernels/bwd_common.cuh"
 #include "kernels/launchers.h"
+#include "kernels/mutants/one_of.h"
 
 namespace rb::kern {
 namespace {
@@ -89,50 +95,71 @@ __global__ void __launch_bounds__(kThreads) bwd_mutant_dw_kernel(BwdArgs a) {
   }
 }
 
+// dw_partial_overwrite's blocks: 4 an SM, at most M (0 when M is 0).
+std::int64_t partial_rows(std::int64_t M) {
+  const std::int64_t P = static_cast<std::int64_t>(sm_count()) * 4;
+  return M < P ? M : P;
+}
+
+// dw_partial_overwrite's partial rows: block b takes rows b, b + P, ... in order and writes
+// each row's terms over its partial row (= where += belongs).
+template <class X, class G>
+__global__ void __launch_bounds__(kThreads) bwd_mutant_dw_partial_kernel(BwdArgs a) {
+  const X* x = static_cast<const X*>(a.x);
+  const G* dy = static_cast<const G*>(a.dy);
+  float* part = static_cast<float*>(a.workspace) + static_cast<std::int64_t>(blockIdx.x) * a.H;
+  for (std::int64_t row = blockIdx.x; row < a.M; row += gridDim.x)
+    for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x)
+      part[c] = to_f32(dy[row * a.dy_stride + c]) * to_f32(x[row * a.x_stride + c]) * a.rrms[row];
+}
+
+// The sum of the P partial rows of each column, in order.
+template <class W>
+__global__ void __launch_bounds__(kThreads) bwd_mutant_dw_columns_kernel(BwdArgs a, std::int64_t P) {
+  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= a.H) return;
+  const float* part = static_cast<const float*>(a.workspace);
+  float acc = 0.f;
+  for (std::int64_t p = 0; p < P; ++p) acc += part[p * a.H + c];
+  static_cast<W*>(a.dw)[c] = from_f32<W>(acc);
+}
+
 template <class X, class G, class W, BwdBug B>
 void launch_pair(const BwdArgs& a, cudaStream_t s) {
   if (a.M > 0) bwd_mutant_dx_kernel<X, G, W, B><<<static_cast<unsigned>(a.M), kThreads, 0, s>>>(a);
-  const std::int64_t blocks = (a.H + kThreads - 1) / kThreads;
-  bwd_mutant_dw_kernel<X, G, W, B><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(a);
+  const auto blocks = static_cast<unsigned>((a.H + kThreads - 1) / kThreads);
+  if constexpr (B == BwdBug::dw_partial_overwrite) {
+    const std::int64_t P = partial_rows(a.M);
+    if (P > 0) bwd_mutant_dw_partial_kernel<X, G><<<static_cast<unsigned>(P), kThreads, 0, s>>>(a);
+    bwd_mutant_dw_columns_kernel<W><<<blocks, kThreads, 0, s>>>(a, P);
+  } else {
+    bwd_mutant_dw_kernel<X, G, W, B><<<blocks, kThreads, 0, s>>>(a);
+  }
 }
 
 }  // namespace
 
-// The row sums of dw_wrong_axis; the other bugs leave it unused (the size does not know the
-// bug).
+// The row sums of dw_wrong_axis (M fp32) or the partial rows of dw_partial_overwrite (P x H
+// fp32), whichever is larger; the other bugs leave it unused (the size does not know the bug).
 std::size_t bwd_mutant_workspace_bytes(const BwdArgs& a) {
-  return a.M > 0 ? static_cast<std::size_t>(a.M) * sizeof(float) : 0;
+  const std::int64_t floats = std::max(a.M, partial_rows(a.M) * a.H);
+  return floats > 0 ? static_cast<std::size_t>(floats) * sizeof(float) : 0;
 }
 
 cudaError_t launch_bwd_mutant(BwdBug bug, const BwdArgs& a, cudaStream_t s) {
   if (a.H < 1 || a.M < 0) return cudaErrorInvalidValue;
-  if (bug == BwdBug::dw_wrong_axis && !workspace_ok(a, bwd_mutant_workspace_bytes(a)))
+  if ((bug == BwdBug::dw_wrong_axis || bug == BwdBug::dw_partial_overwrite) &&
+      !workspace_ok(a, bwd_mutant_workspace_bytes(a)))
     return cudaErrorInvalidValue;
   return dispatch_bwd_dtypes(a.xdtype, a.dydtype, a.wdtype, [&](auto xt, auto gt, auto wt) -> cudaError_t {
     using X = decltype(xt);
     using G = decltype(gt);
     using W = decltype(wt);
-    switch (bug) {
-      case BwdBug::dw_wrong_axis:
-        launch_pair<X, G, W, BwdBug::dw_wrong_axis>(a, s);
-        break;
-      case BwdBug::no_correction:
-        launch_pair<X, G, W, BwdBug::no_correction>(a, s);
-        break;
-      case BwdBug::dw_storage_accum:
-        launch_pair<X, G, W, BwdBug::dw_storage_accum>(a, s);
-        break;
-      case BwdBug::saved_as_rms:
-        launch_pair<X, G, W, BwdBug::saved_as_rms>(a, s);
-        break;
-      case BwdBug::correction_without_w:
-        launch_pair<X, G, W, BwdBug::correction_without_w>(a, s);
-        break;
-      case BwdBug::dw_unnormalized:
-        launch_pair<X, G, W, BwdBug::dw_unnormalized>(a, s);
-        break;
-    }
-    return cudaGetLastError();
+    const bool known = one_of<BwdBug::dw_wrong_axis, BwdBug::no_correction, BwdBug::dw_storage_accum,
+                              BwdBug::saved_as_rms, BwdBug::correction_without_w, BwdBug::dw_unnormalized,
+                              BwdBug::dw_partial_overwrite>(
+        bug, [&](auto b) { launch_pair<X, G, W, decltype(b)::value>(a, s); });
+    return known ? cudaGetLastError() : cudaErrorInvalidValue;
   });
 }
 

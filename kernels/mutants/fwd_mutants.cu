@@ -7,9 +7,13 @@
 //                   rows of zeros (an inf, then NaN) and tiny rows show it;
 //   stride_ignored: rows of x and y addressed at row * H, as if every row were contiguous;
 //   warp_sum_only:  each warp normalises by its own warp's sum of squares (the block's
-//                   reduction across warps left out): right while a row fits one warp.
+//                   reduction across warps left out): right while a row fits one warp;
+//   one_row_a_block: a persistent grid (as many blocks as are resident, at most M) whose
+//                   loop over rows is forgotten: block b runs row b alone, so right while
+//                   M fits one wave, and the rows past it keep whatever y held.
 #include "kernels/common.cuh"
 #include "kernels/launchers.h"
+#include "kernels/mutants/one_of.h"
 
 namespace rb::kern {
 namespace {
@@ -85,30 +89,17 @@ __global__ void __launch_bounds__(kThreads) fwd_mutant_kernel(FwdArgs a) {
 
 template <class T, class W>
 cudaError_t launch_bug(FwdBug bug, const FwdArgs& a, cudaStream_t s) {
-  const unsigned grid = static_cast<unsigned>(a.M);
-  switch (bug) {
-    case FwdBug::half_accum: fwd_mutant_kernel<T, W, FwdBug::half_accum><<<grid, kThreads, 0, s>>>(a); break;
-    case FwdBug::eps_outside: fwd_mutant_kernel<T, W, FwdBug::eps_outside><<<grid, kThreads, 0, s>>>(a); break;
-    case FwdBug::weight_row_offset:
-      fwd_mutant_kernel<T, W, FwdBug::weight_row_offset><<<grid, kThreads, 0, s>>>(a);
-      break;
-    case FwdBug::tail_store: fwd_mutant_kernel<T, W, FwdBug::tail_store><<<grid, kThreads, 0, s>>>(a); break;
-    case FwdBug::tail_load: fwd_mutant_kernel<T, W, FwdBug::tail_load><<<grid, kThreads, 0, s>>>(a); break;
-    case FwdBug::mean_sub: fwd_mutant_kernel<T, W, FwdBug::mean_sub><<<grid, kThreads, 0, s>>>(a); break;
-    case FwdBug::pad_denominator:
-      fwd_mutant_kernel<T, W, FwdBug::pad_denominator><<<grid, kThreads, 0, s>>>(a);
-      break;
-    case FwdBug::trap: fwd_mutant_kernel<T, W, FwdBug::trap><<<grid, kThreads, 0, s>>>(a); break;
-    case FwdBug::hang: fwd_mutant_kernel<T, W, FwdBug::hang><<<grid, kThreads, 0, s>>>(a); break;
-    case FwdBug::no_eps: fwd_mutant_kernel<T, W, FwdBug::no_eps><<<grid, kThreads, 0, s>>>(a); break;
-    case FwdBug::stride_ignored:
-      fwd_mutant_kernel<T, W, FwdBug::stride_ignored><<<grid, kThreads, 0, s>>>(a);
-      break;
-    case FwdBug::warp_sum_only:
-      fwd_mutant_kernel<T, W, FwdBug::warp_sum_only><<<grid, kThreads, 0, s>>>(a);
-      break;
-  }
-  return cudaGetLastError();
+  const bool known = one_of<FwdBug::half_accum, FwdBug::eps_outside, FwdBug::weight_row_offset, FwdBug::tail_store,
+                            FwdBug::tail_load, FwdBug::mean_sub, FwdBug::pad_denominator, FwdBug::trap, FwdBug::hang,
+                            FwdBug::no_eps, FwdBug::stride_ignored, FwdBug::warp_sum_only, FwdBug::one_row_a_block>(
+      bug, [&](auto b) {
+        constexpr FwdBug B = decltype(b)::value;
+        const auto kernel = fwd_mutant_kernel<T, W, B>;
+        // one_row_a_block: the resident blocks, at most M, each running its first row only.
+        const std::int64_t grid = B == FwdBug::one_row_a_block ? persistent_grid(kernel, kThreads, a.M) : a.M;
+        kernel<<<static_cast<unsigned>(grid), kThreads, 0, s>>>(a);
+      });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
 }
 
 }  // namespace
