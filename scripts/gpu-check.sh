@@ -235,10 +235,10 @@ fi
 
 # compute-sanitizer over a tool sweep instead of the GPU tests (much faster: no validation
 # sweeps under the tool): each of SANITIZER_TOOLS over SANSWEEP_ARGS (default: the built-in
-# strategies, every op, H 1/127/4097/16384/32768, M 1 and 3, bf16 and fp32, contiguous and
-# misaligned rows, checked, untimed), an error count per tool in the summary.
+# strategies, every op, H 1/127/4097/16384/32768, M 1 and 3, bf16 and fp32, contiguous,
+# misaligned and skewed rows, checked, untimed), an error count per tool in the summary.
 if want sansweep; then
-  SANSWEEP_ARGS=${SANSWEEP_ARGS:---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned --no-time --quiet}
+  SANSWEEP_ARGS=${SANSWEEP_ARGS:---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned,skewed --no-time --quiet}
   ss_state=""
   for tool in $SANITIZER_TOOLS; do
     echo "[$(stamp)] compute-sanitizer $tool over a tool sweep: $SANSWEEP_ARGS"
