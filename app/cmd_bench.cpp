@@ -89,9 +89,10 @@ Sweep apply_options(Sweep s, const BenchOptions& o) {
   return s;
 }
 
-// The sweeps a run expands: the preset's (validation: its five, harness/case.h), each with
-// the options' overrides.
+// The sweeps a run expands: the preset's (validation: its five; wide: tensors past 2^31
+// elements; harness/case.h), each with the options' overrides.
 std::vector<Sweep> build_sweeps(const BenchOptions& o) {
+  if (o.preset == "wide") return {apply_options(wide_sweep(default_kernels()), o)};
   if (o.preset != "validation") return {apply_options(default_bench_sweep(), o)};
   std::vector<Sweep> v;
   for (Sweep base : validation_sweeps(default_kernels())) v.push_back(apply_options(std::move(base), o));
@@ -339,8 +340,10 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
         return std::string();
       },
       "", "trimmed");
-  app.add_option("--preset", o.preset, "Base sweep the other options override: bench or validation")
-      ->check(CLI::IsMember({"bench", "validation"}));
+  app.add_option("--preset", o.preset,
+                 "Base sweep the other options override: bench, validation or wide (bf16 tensors past 2^31 "
+                 "elements: M=524289, H=4096; up to 17 GiB of device memory a case)")
+      ->check(CLI::IsMember({"bench", "validation", "wide"}));
   app.add_option("--H", o.H,
                  fmt::format("Hidden sizes (>= 1): 4096 | 1024,4096,4097 | 1024:16384:x2 | 128:1024:+128 (a range "
                              "holds at most {} values)",

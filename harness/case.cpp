@@ -310,6 +310,18 @@ std::vector<Sweep> validation_rows_sweeps(const std::vector<std::string>& kernel
   return {short_rows, long_rows};
 }
 
+Sweep wide_sweep(const std::vector<std::string>& kernels) {
+  Sweep s;
+  s.kernels = kernels;
+  s.dtypes = {DType::bf16};
+  s.Ms = {(std::int64_t{1} << 19) + 1};
+  s.Hs = {4096};
+  s.eps = {1e-5};
+  s.dists = {Dist::normal};
+  s.layouts = {Layout::contiguous};
+  return s;
+}
+
 Sweep validation_sweep(const std::vector<std::string>& kernels) {
   Sweep s;
   s.kernels = kernels;

@@ -140,4 +140,11 @@ std::vector<Sweep> validation_sweeps(const std::vector<std::string>& kernels);
 Sweep validation_sweep(const std::vector<std::string>& kernels);  // [0]
 std::vector<Sweep> validation_rows_sweeps(const std::vector<std::string>& kernels);  // [3], [4]
 
+// The wide sweep (`--preset wide`): tensors past 2^31 elements and 2^32 bytes, where index or
+// offset arithmetic in 32 bits wraps. Every op, bf16 (w and the residual stream too), H=4096,
+// M=524289 = 2^19 + 1: the last row starts at element 2^31 and byte 2^32 of each tensor.
+// 4 GiB a tensor: up to about 17 GiB of device memory a case (add-bwd) and 13 GiB of host
+// memory, so it is a preset of its own and not part of the validation preset.
+Sweep wide_sweep(const std::vector<std::string>& kernels);
+
 }  // namespace rb

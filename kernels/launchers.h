@@ -49,7 +49,8 @@ enum class FwdBug {
   no_eps,
   stride_ignored,
   warp_sum_only,
-  one_row_a_block  // a persistent grid (the resident blocks, at most M) whose loop over rows is forgotten
+  one_row_a_block,  // a persistent grid (the resident blocks, at most M) whose loop over rows is forgotten
+  offset_32bit      // rows addressed by a 32-bit byte offset: past 4 GiB a row aliases an earlier one
 };
 cudaError_t launch_fwd_mutant(FwdBug bug, const FwdArgs& a, cudaStream_t s);
 

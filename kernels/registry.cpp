@@ -237,7 +237,9 @@ std::deque<KernelInfo> build() {
        std::tuple{"mutant-warp-sum-only", "each warp normalises by its own warp's sum of squares",
                   FwdBug::warp_sum_only},
        std::tuple{"mutant-one-row-a-block", "a persistent grid's loop over rows forgotten: each block runs one row",
-                  FwdBug::one_row_a_block}},
+                  FwdBug::one_row_a_block},
+       std::tuple{"mutant-offset-32bit", "row offsets in 32 bits: past 4 GiB a row aliases an earlier one",
+                  FwdBug::offset_32bit}},
       fwd_mutant);
   // Device faults, not numerics bugs: a trap, and a kernel that never finishes.
   for_each_mutant(

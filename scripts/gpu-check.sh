@@ -19,7 +19,11 @@
 # The step "bisect" runs the README's bisect examples (auto vs cudnn; a mutant, replayed).
 # The step "vendor" runs the vendor headline (fwd and bwd, bf16 M=16384, H 1024..16384 with
 # 4097; auto, cudnn, cublas side by side) and cuDNN's every engine on one case.
-# STEPS (default: all of "gpu sanitizer cpu sweep quick scaleout") runs some steps only, so a
+# The step "wide" runs the GPU test of tensors past 2^31 elements and 4 GiB (--preset wide:
+# every built-in kernel passes, mutant-offset-32bit is caught) alone, after the GPU tests: a
+# case takes up to 17 GiB of device memory and 13 GiB of host memory, too much beside the
+# shards, which leave it out.
+# STEPS (default: all of "gpu sanitizer wide cpu sweep quick scaleout") runs some steps only, so a
 # check can be split over several sessions of a time-limited machine: each step leaves its
 # results in OUTDIR/state/STEP.env and the summary is written from every step recorded in
 # OUTDIR so far. gpu and sanitizer, when both run, run at the same time (neither is timed).
@@ -29,7 +33,8 @@ OUT=${1:?usage: scripts/gpu-check.sh OUTDIR}
 BUILD=${BUILD_DIR:-build}
 BEFORE_BIN=${BEFORE_BIN:-build-before/rmsnorm-bench}
 SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-420}
-SANITIZER_FILTER=${SANITIZER_FILTER:-*-DeviceFault.*}  # a device fault is what a sanitizer reports
+# A device fault is what a sanitizer reports; the wide tensors (17 GiB a case) have a step of their own.
+SANITIZER_FILTER=${SANITIZER_FILTER:-*-DeviceFault.*:WideTensors.*}
 STEP_TIMEOUT=${STEP_TIMEOUT:-300}  # bounds each of the other steps
 mkdir -p "$OUT"
 BIN=$BUILD/rmsnorm-bench
@@ -38,7 +43,7 @@ CPU_TESTS=$BUILD/tests/rb_cpu_tests
 # The plugin tests have binaries of their own (a loaded plugin stays registered in-process).
 GPU_PLUGIN_TESTS=$BUILD/tests/rb_gpu_plugin_tests
 CPU_PLUGIN_TESTS=$BUILD/tests/rb_cpu_plugin_tests
-STEPS=" ${STEPS:-gpu sanitizer cpu sweep quick scaleout} "
+STEPS=" ${STEPS:-gpu sanitizer wide cpu sweep quick scaleout} "
 mkdir -p "$OUT/state"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 if [ -f .gpu/bundle.tar.xz ] && [ ! -x "$BIN" ]; then tar xJf .gpu/bundle.tar.xz; fi  # scripts/pack-gpu.sh
@@ -124,17 +129,33 @@ if want sanitizer && want gpu; then run_sanitizer & san_pid=$!; fi
 
 if want gpu; then
   echo "[$(stamp)] GPU tests, $GPU_SHARDS shards"
-  sharded gpu-tests "$GPU_SHARDS" timeout "$STEP_TIMEOUT" "$GPU_TESTS"
+  # Every GPU test but the wide one (the step "wide"); a GTEST_FILTER given narrows them further.
+  gpu_filter=${GTEST_FILTER:-*}
+  case $gpu_filter in *-*) gpu_filter="$gpu_filter:WideTensors.*" ;; *) gpu_filter="$gpu_filter-WideTensors.*" ;; esac
+  sharded gpu-tests "$GPU_SHARDS" timeout "$STEP_TIMEOUT" "$GPU_TESTS" --gtest_filter="$gpu_filter"
   gpu_rc=$?
   timeout "$STEP_TIMEOUT" "$GPU_PLUGIN_TESTS" >"$OUT/gpu-tests.plugin.log" 2>&1
   r=$?; [ "$r" -gt "$gpu_rc" ] && gpu_rc=$r
   gpu_pass=$(count PASSED "$OUT"/gpu-tests.*.log); gpu_fail=$(count FAILED "$OUT"/gpu-tests.*.log)
   gpu_skip=$(count SKIPPED "$OUT"/gpu-tests.*.log)
-  mutants_total=$("$BIN" list --all | grep '^mutant-' | grep -vcE '^mutant-(trap|hang) ')
+  # The numerics mutants these tests run: not the device faults (trap, hang, their own tests)
+  # nor the wide step's offset-32bit.
+  mutants_total=$("$BIN" list --all | grep '^mutant-' | grep -vcE '^mutant-(trap|hang|offset-32bit) ')
   mutants_caught=$(cat "$OUT"/gpu-tests.*.log | grep -c '^MUTANT .* caught by [1-9]')
   plugin_mutants=$(cat "$OUT"/gpu-tests.*.log | grep '^PLUGIN MUTANT' | tr '\n' ';')
   save gpu gpu_rc gpu_pass gpu_fail gpu_skip mutants_total mutants_caught plugin_mutants
   echo "[$(stamp)] GPU tests rc=$gpu_rc passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0} mutants=$mutants_caught/$mutants_total"
+fi
+
+if want wide; then
+  echo "[$(stamp)] wide tensors (alone): WideTensors.*"
+  timeout "$STEP_TIMEOUT" "$GPU_TESTS" --gtest_filter='WideTensors.*' >"$OUT/wide-tests.log" 2>&1
+  wide_rc=$?
+  wide_cases=$(grep -c '^WIDE ' "$OUT/wide-tests.log")
+  wide_pass=$(grep -c '^WIDE .*: pass' "$OUT/wide-tests.log")
+  wide_mutant=$(grep -h '^MUTANT ' "$OUT/wide-tests.log" | tr '\n' ' ')
+  save wide wide_rc wide_cases wide_pass wide_mutant
+  echo "[$(stamp)] wide tensors rc=$wide_rc: $wide_pass of $wide_cases cases pass; $wide_mutant"
 fi
 
 if want cpu; then
@@ -329,6 +350,7 @@ for f in "$OUT"/state/*.env; do [ -e "$f" ] && . "$f"; done
   echo "gpu_tests: rc=${gpu_rc:-not run} passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0}"
   echo "mutants_caught=${mutants_caught:-0}/${mutants_total:-?}"
   echo "plugin: ${plugin_mutants:-not run}"
+  echo "wide tensors (bf16 M=524289 H=4096, every op, built-in kernels): rc=${wide_rc:-not run}, ${wide_pass:-0} of ${wide_cases:-0} cases pass (mutants among them); ${wide_mutant:-}"
   echo "cpu_tests: rc=${cpu_rc:-not run} passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
   echo "sanitizer ($SANITIZER_TOOLS; filters ${san_filter:-}):${san_state:- not run}; all clean: ${san_errors:-unknown}; gpu tests passed under them=${san_pass:-0}"
   echo "sweep: rc=${sweep_rc:-not run}, ${sweep_line:-}"
@@ -342,6 +364,6 @@ for f in "$OUT"/state/*.env; do [ -e "$f" ] && . "$f"; done
   echo "${headline:-headline: sweep not run}"
 } >"$OUT/summary.txt"
 cat "$OUT/summary.txt"
-[ "${gpu_rc:-1}" = 0 ] && [ "${cpu_rc:-1}" = 0 ] && [ "${sweep_rc:-1}" = 0 ] && [ "${quick_rc:-1}" = 0 ] &&
+[ "${gpu_rc:-1}" = 0 ] && [ "${wide_rc:-0}" = 0 ] && [ "${cpu_rc:-1}" = 0 ] && [ "${sweep_rc:-1}" = 0 ] && [ "${quick_rc:-1}" = 0 ] &&
   [ "${so_compare:-1}" = 0 ] && [ "${so_fresh:-1}" = 0 ] && [ "${so_raised:-0}" = 1 ] && [ "${san_errors:-1}" = "0" ] &&
   [ "${san_rc:-124}" -ne 124 ] && [ "${same_rc:-0}" = 0 ]

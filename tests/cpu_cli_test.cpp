@@ -192,6 +192,14 @@ TEST_F(CliTest, ListItemsMayHaveSpacesAroundThem) {
   EXPECT_NE(r.output.find("8 case(s), more than --max-cases 7"), std::string::npos) << r.output;
 }
 
+// --preset wide plans one case per op a kernel implements (bf16, M=524289, H=4096: tensors
+// past 2^31 elements), refused here by --max-cases 3 naming its count: naive's 4 ops.
+TEST_F(CliTest, WidePresetPlansOneCasePerOp) {
+  const RunResult r = run_bench({"--preset", "wide", "--kernel", "naive", "--max-cases", "3"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("4 case(s), more than --max-cases 3"), std::string::npos) << r.output;
+}
+
 // --plugin is taken by every command, before or after the subcommand's name.
 TEST_F(CliTest, EveryCommandTakesPlugin) {
   const std::string base = std::string(RB_SOURCE_DIR) + "/reports/baselines/h200.csv";
@@ -253,7 +261,7 @@ TEST_F(CliTest, HelpShowsEveryDefault) {
   const RunResult r = run_bench({"--help"});
   for (const char* shown : {"--max-cases N=100000", "--seed UINT64=24301", "--max-noise PCT=0.5", "--max-time S=0.1",
                             "--min-samples INT=10", "--out TEXT=results", "--max-device-mem BYTES=what the device has free",
-                            "--device INDEX=0", "--copy-bytes BYTES=1G", "--preset TEXT:{bench,validation}=bench"})
+                            "--device INDEX=0", "--copy-bytes BYTES=1G", "--preset TEXT:{bench,validation,wide}=bench"})
     EXPECT_NE(r.output.find(shown), std::string::npos) << shown << "\n" << r.output;
 }
 

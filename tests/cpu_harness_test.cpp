@@ -749,6 +749,29 @@ TEST(HarnessCase, ManyRowsSweepsRunPastOneWaveOfEveryPersistentGrid) {
   EXPECT_EQ(all[0].Ms, (std::vector<std::int64_t>{19}));
 }
 
+// The wide sweep: every op, one case each, whose tensors' last row starts at element 2^31
+// (past a signed 32-bit index) and byte 2^32 (past a 32-bit byte offset) of each tensor,
+// contiguous, in bf16 throughout (one 2-byte dtype: 4 GiB a tensor).
+TEST(HarnessCase, WideSweepSpansPast32BitIndicesAndOffsets) {
+  const Sweep s = wide_sweep({"naive"});
+  const std::vector<Case> cases = expand(s);
+  ASSERT_EQ(cases.size(), 4u);
+  std::set<Op> ops;
+  for (const Case& c : cases) {
+    ops.insert(c.op);
+    EXPECT_EQ(c.dtype, DType::bf16);
+    EXPECT_EQ(c.wdtype, DType::bf16);
+    EXPECT_EQ(c.rdtype, DType::bf16);
+    EXPECT_EQ(c.layout, Layout::contiguous);
+    const std::int64_t last_row_start = (c.M - 1) * c.H;
+    EXPECT_GE(last_row_start, std::int64_t{1} << 31);
+    EXPECT_GE(last_row_start * 2, std::int64_t{1} << 32);
+    // Not much past: the rows before the last fit 2^31 elements.
+    EXPECT_LE((c.M - 2) * c.H, std::int64_t{1} << 31);
+  }
+  EXPECT_EQ(ops.size(), 4u);
+}
+
 TEST(HarnessCase, ExpandPairsKernelsWithTheirOpsAndResidualDtypes) {
   Sweep s = small_sweep();
   s.ops = {Op::fwd, Op::bwd, Op::add};

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "reports/csv_reader.h"
 #include "reports/csv_writer.h"
 #include "tests/gpu_support.h"
+#include "tests/mutant_names.h"
 
 namespace rb {
 namespace {
@@ -47,12 +49,14 @@ std::string describe(const Record& r) {
   return os.str();
 }
 
-// Real kernels, or the numerics mutants (a device-fault mutant has its own test: it ends the
-// process's CUDA context).
+// Real kernels, or the numerics mutants the validation sweeps catch (a device-fault mutant
+// has its own test: it ends the process's CUDA context; a wide-only one is the wide test's).
 std::vector<std::string> names(bool mutants) {
   std::vector<std::string> v;
+  const std::vector<std::string>& wide = test::kWideOnlyMutants;
   for (const KernelInfo& k : kernel_registry())
-    if (k.mutant == mutants && !k.device_fault) v.push_back(k.name);
+    if (k.mutant == mutants && !k.device_fault && std::find(wide.begin(), wide.end(), k.name) == wide.end())
+      v.push_back(k.name);
   return v;
 }
 
@@ -374,6 +378,48 @@ TEST(LongRows, HugeRowsSumWithinTheTolerance) {
   for (const Record& r : recs) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
     EXPECT_EQ(r.rows_checked, 1) << describe(r);
+  }
+}
+
+// Tensors past 2^31 elements and 4 GiB (--preset wide: bf16, M=524289, H=4096, every op; each
+// tensor's last row starts at element 2^31 and byte 2^32): every built-in kernel indexes them
+// right, checked like any case (2048 rows spread over the tensor, the last among them, and
+// the poison scan over all of it), and mutant-offset-32bit, whose row offsets wrap at 4 GiB,
+// is caught. The vendor kernels are left out (their limits are theirs, and a fault in one
+// would end the process's context for the kernels after it). Up to 17 GiB of device memory
+// and 13 GiB of host memory a case: scripts/gpu-check.sh runs it alone (its `wide` step),
+// never beside the sharded tests.
+TEST(WideTensors, EveryBuiltInKernelIndexesPast32Bits) {
+  RB_REQUIRE_GPU();
+  std::vector<std::string> kernels;
+  for (const KernelInfo& k : kernel_registry())
+    if (!k.mutant && k.provider == "builtin" && k.unavailable.empty()) kernels.push_back(k.name);
+  for (const std::string& m : test::kWideOnlyMutants) kernels.push_back(m);
+  const Sweep s = wide_sweep(kernels);
+  const std::vector<Record> recs = run_sweep(s);
+  EXPECT_EQ(recs.size(), count_cases({s}));
+  std::map<std::string, std::pair<int, int>> mutant_counts;  // failed, cases
+  for (const Record& r : recs) {
+    std::cout << "WIDE " << describe(r).substr(0, 300) << "\n";
+    const KernelInfo* k = find_kernel(r.kernel);
+    ASSERT_NE(k, nullptr) << r.kernel;
+    if (k->mutant) {
+      EXPECT_NE(r.status, Status::error) << describe(r);
+      mutant_counts[r.kernel].first += r.status == Status::fail;
+      ++mutant_counts[r.kernel].second;
+      continue;
+    }
+    Problem p;
+    p.op = *parse_op(r.op);
+    p.x = p.w = p.r = DType::bf16;
+    if (r.status == Status::skip && r.H > k->max_H(p)) continue;  // beyond the H the kernel holds
+    EXPECT_EQ(r.status, Status::pass) << describe(r);
+    EXPECT_GT(r.rows_checked, 1) << describe(r);
+  }
+  for (const std::string& m : test::kWideOnlyMutants) {
+    const auto [failed, cases] = mutant_counts[m];
+    EXPECT_GT(failed, 0) << m << " slipped through all " << cases << " wide cases";
+    std::cout << "MUTANT " << m << ": caught by " << failed << " of " << cases << " cases (the wide preset)\n";
   }
 }
 

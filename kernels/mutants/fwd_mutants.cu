@@ -10,7 +10,13 @@
 //                   reduction across warps left out): right while a row fits one warp;
 //   one_row_a_block: a persistent grid (as many blocks as are resident, at most M) whose
 //                   loop over rows is forgotten: block b runs row b alone, so right while
-//                   M fits one wave, and the rows past it keep whatever y held.
+//                   M fits one wave, and the rows past it keep whatever y held;
+//   offset_32bit:   each row of x and y addressed by its byte offset taken in 32 bits
+//                   (mod 2^32): right while a tensor spans less than 4 GiB, past that a
+//                   row reads and writes an earlier row (only the wide preset shows it).
+#include <cstdint>
+#include <type_traits>
+
 #include "kernels/common.cuh"
 #include "kernels/launchers.h"
 #include "kernels/mutants/one_of.h"
@@ -24,15 +30,27 @@ constexpr std::int64_t kPad = 8;
 // Never set: mutant-hang's last row waits on it for good.
 __device__ int g_never_set = 0;
 
+// Where row `row` of a tensor starts as the mutant addresses it: offset_32bit wraps the byte
+// offset at 4 GiB.
+template <FwdBug B, class P>
+__device__ P* row_start(P* base, std::int64_t row, std::int64_t stride) {
+  if constexpr (B == FwdBug::offset_32bit) {
+    using Byte = std::conditional_t<std::is_const_v<P>, const unsigned char, unsigned char>;
+    const auto bytes = static_cast<std::uint32_t>(static_cast<std::uint64_t>(row * stride) * sizeof(P));
+    return reinterpret_cast<P*>(reinterpret_cast<Byte*>(base) + bytes);
+  }
+  return base + row * stride;
+}
+
 template <class T, class W, FwdBug B>
 __global__ void __launch_bounds__(kThreads) fwd_mutant_kernel(FwdArgs a) {
   __shared__ float scratch[32];
   const std::int64_t row = blockIdx.x;
   const std::int64_t x_stride = B == FwdBug::stride_ignored ? a.H : a.x_stride;
   const std::int64_t y_stride = B == FwdBug::stride_ignored ? a.H : a.y_stride;
-  const T* x = static_cast<const T*>(a.x) + row * x_stride;
+  const T* x = row_start<B>(static_cast<const T*>(a.x), row, x_stride);
   const W* w = static_cast<const W*>(a.w);
-  T* y = static_cast<T*>(a.y) + row * y_stride;
+  T* y = row_start<B>(static_cast<T*>(a.y), row, y_stride);
   const std::int64_t H = a.H;
   const std::int64_t padded = (H + kPad - 1) / kPad * kPad;
   const std::int64_t load_end = B == FwdBug::tail_load ? padded : H;
@@ -91,7 +109,8 @@ template <class T, class W>
 cudaError_t launch_bug(FwdBug bug, const FwdArgs& a, cudaStream_t s) {
   const bool known = one_of<FwdBug::half_accum, FwdBug::eps_outside, FwdBug::weight_row_offset, FwdBug::tail_store,
                             FwdBug::tail_load, FwdBug::mean_sub, FwdBug::pad_denominator, FwdBug::trap, FwdBug::hang,
-                            FwdBug::no_eps, FwdBug::stride_ignored, FwdBug::warp_sum_only, FwdBug::one_row_a_block>(
+                            FwdBug::no_eps, FwdBug::stride_ignored, FwdBug::warp_sum_only, FwdBug::one_row_a_block,
+                            FwdBug::offset_32bit>(
       bug, [&](auto b) {
         constexpr FwdBug B = decltype(b)::value;
         const auto kernel = fwd_mutant_kernel<T, W, B>;
