@@ -292,12 +292,15 @@ std::vector<Sweep> validation_rows_sweeps(const std::vector<std::string>& kernel
   // last round's blocks past M go unchecked. M is a prime past one wave of every persistent
   // grid here (H200, 132 SMs): short rows (H = 1, 127) at M=100003, past the backward's groups
   // of 4 lanes a row (64 rows a 256-thread block, at most 8 blocks an SM: 67584 rows a wave);
-  // long rows (H = 1000, 4097: a block or a cluster a row, and an SM holds 32 blocks at
-  // most: 4224 rows a wave) at M=20011, which keeps a case's tensors near 80M elements.
-  // Every dtype, x's weight and residual dtype (the base sweep has the others), contiguous
-  // rows and skewed ones (every 16-byte phase), normal inputs: the rows are what these
-  // sweeps add.
+  // long rows (H = 1000, 2049: a block or a cluster a row, and an SM holds 32 blocks at
+  // most: 4224 rows a wave) at M=20011, which keeps a case's tensors near 40M elements.
+  // bf16 and fp32 (the two element sizes: fp16's rows take bf16's blocks), x's weight and
+  // residual dtype (the base sweep has the others), contiguous rows and skewed ones (rows at
+  // varying 16-byte phases), normal inputs: the rows are what these sweeps add. (Their cost
+  // is the host's: every GPU test of a kernel or mutant runs them, so the sizes are kept to
+  // what a wave needs.)
   Sweep short_rows = validation_sweep(kernels);
+  short_rows.dtypes = {DType::bf16, DType::f32};
   short_rows.wdtypes = {WDtypeChoice{}};
   short_rows.rdtypes = {RDtypeChoice{}};
   short_rows.dists = {Dist::normal};
@@ -306,7 +309,7 @@ std::vector<Sweep> validation_rows_sweeps(const std::vector<std::string>& kernel
   short_rows.Hs = {1, 127};
   Sweep long_rows = short_rows;
   long_rows.Ms = {20011};
-  long_rows.Hs = {1000, 4097};
+  long_rows.Hs = {1000, 2049};
   return {short_rows, long_rows};
 }
 

@@ -131,9 +131,9 @@ Sweep default_bench_sweep();
 //       residual dtype and layout, on the distributions and H where their roundings differ;
 //   [2] fp8 y (e4m3, e5m2) of fwd and add under fp32, llama and gemma, with a scale of 1 and
 //       one that saturates the largest outputs;
-//   [3], [4] many rows (M = 100003 at H 1 and 127, 20011 at H 1000 and 4097: past one wave
-//       of any persistent grid), so that blocks run several rows each: every op and dtype,
-//       contiguous and skewed rows.
+//   [3], [4] many rows (M = 100003 at H 1 and 127, 20011 at H 1000 and 2049: past one wave
+//       of any persistent grid), so that blocks run several rows each: every op, bf16 and
+//       fp32, contiguous and skewed rows.
 // A mutant that survives them means the sweeps lack an input: extend them, never weaken the
 // mutant.
 std::vector<Sweep> validation_sweeps(const std::vector<std::string>& kernels);
