@@ -257,19 +257,29 @@ fi
 # compute-sanitizer over a tool sweep instead of the GPU tests (much faster: no validation
 # sweeps under the tool): each of SANITIZER_TOOLS over SANSWEEP_ARGS (default: the built-in
 # strategies, every op, H 1/127/4097/16384/32768, M 1 and 3, bf16 and fp32, contiguous,
-# misaligned and skewed rows, checked, untimed), an error count per tool in the summary.
+# misaligned and skewed rows, checked, untimed), then over SANSWEEP_ROWS_ARGS (default: the
+# backward's persistent grids at M=100003, H 127 and 1000, past one wave, so each block's
+# rows follow one another through its ring and partial row; empty skips it), each with its
+# own SANITIZER_TIMEOUT and an error count per tool and sweep in the summary.
 if want sansweep; then
   SANSWEEP_ARGS=${SANSWEEP_ARGS:---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned,skewed --no-time --quiet}
+  SANSWEEP_ROWS_ARGS=${SANSWEEP_ROWS_ARGS-"--kernel row-vector,chunked,staged,auto --op bwd,add-bwd --H 127,1000 --M 100003 --dtype bf16,fp32 --layout contiguous,skewed --no-time --quiet"}
   ss_state=""
   for tool in $SANITIZER_TOOLS; do
-    echo "[$(stamp)] compute-sanitizer $tool over a tool sweep: $SANSWEEP_ARGS"
-    # shellcheck disable=SC2086
-    timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 "$BIN" $SANSWEEP_ARGS \
-      --out "$OUT/sansweep-$tool" >"$OUT/sansweep-$tool.log" 2>&1
-    r=$?
-    v=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$OUT/sansweep-$tool.log" | tail -n 1)
-    ss_state="$ss_state $tool: rc=$r errors=${v:-unknown} ($(grep -E '^[0-9]+ pass' "$OUT/sansweep-$tool.log" | tail -n 1));"
-    echo "[$(stamp)] $tool rc=$r errors=${v:-unknown}"
+    for sweep in main rows; do
+      args=$SANSWEEP_ARGS name=sansweep-$tool
+      if [ "$sweep" = rows ]; then args=$SANSWEEP_ROWS_ARGS name=sansweep-rows-$tool; fi
+      [ -n "$args" ] || continue
+      echo "[$(stamp)] compute-sanitizer $tool over a tool sweep ($sweep): $args"
+      # shellcheck disable=SC2086
+      timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 "$BIN" $args \
+        --out "$OUT/$name" >"$OUT/$name.log" 2>&1
+      r=$?
+      v=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$OUT/$name.log" | tail -n 1)
+      label=$tool; [ "$sweep" = rows ] && label="$tool at many rows"
+      ss_state="$ss_state $label: rc=$r errors=${v:-unknown} ($(grep -E '^[0-9]+ pass' "$OUT/$name.log" | tail -n 1));"
+      echo "[$(stamp)] $label rc=$r errors=${v:-unknown}"
+    done
   done
   save sansweep ss_state
 fi
