@@ -50,7 +50,7 @@ if [ -f .gpu/bundle.tar.xz ] && [ ! -x "$BIN" ]; then tar xJf .gpu/bundle.tar.xz
 # Build only when a binary the chosen steps run is missing (the tool alone for the steps that
 # run only the tool, such as scaleout or sweep).
 need=("$BIN")
-if want gpu || want sanitizer; then need+=("$GPU_TESTS"); fi
+if want gpu || want sanitizer || want wide; then need+=("$GPU_TESTS"); fi
 if want cpu; then need+=("$CPU_TESTS"); fi
 for b in "${need[@]}"; do [ -x "$b" ] || { scripts/build.sh || exit 2; break; }; done
 # save STEP VAR...: records the variables of a finished step for the summary.
