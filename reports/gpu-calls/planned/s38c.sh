@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Call C, planned in session 38 (2026-12-05; no device was lent), right after call B (main's
+# build/ and B's build-before/ left on the machine; it carries nothing but itself):
+#  1. alone: the default sweep's add rows of chunked and auto (M 1 and 16384, checked and timed),
+#     which replace theirs in reports/baselines/h200.csv (run 53 changed the M=16384 add
+#     launches), and compare of the baseline before against the one after;
+#  2. alone: run 54's timing, d280f13 against main, ABBA, 2 rounds (H=16384 left out of the
+#     prediction's cases for the time left).
+set -uo pipefail
+T0=$(date +%s)
+el() { echo "+$(( $(date +%s) - T0 ))s"; }
+build/rmsnorm-bench --version || { echo "call A's build is not on the machine"; exit 8; }
+build-before/rmsnorm-bench --version || { echo "call B's build-before is not on the machine"; exit 8; }
+timeout 240 build/rmsnorm-bench --op add --kernel chunked,auto --quiet --out $OUT/add > $OUT/add.log 2>&1
+echo "add rows rc=$? $(el)"; grep -h Totals $OUT/add/report.md
+build/rmsnorm-bench merge --update reports/baselines/h200.csv $OUT/add/results.csv -o $OUT/h200.csv
+echo "merge rc=$?"
+build/rmsnorm-bench compare reports/baselines/h200.csv $OUT/h200.csv --md $OUT/compare.md > $OUT/compare.log 2>&1
+echo "compare rc=$?"; tail -5 $OUT/compare.log
+scripts/ab-time.sh $OUT/ab -b before=build-before/rmsnorm-bench -b rounds=build/rmsnorm-bench -T 150 \
+  -c '--op fwd,add,bwd --kernel naive,chunked,auto --dtype bf16,fp32 --M 1,16384 --H 1024,4096,65536' > $OUT/ab.log 2>&1
+echo "ab rc=$? $(el)"; head -150 $OUT/ab/summary.txt
+echo "all done $(el)"
