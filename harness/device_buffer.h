@@ -108,4 +108,9 @@ struct GuardScan {
 // the non-finite test's exponent layout.
 GuardScan scan_guarded(const GuardedTensor& t, DType dtype, cudaStream_t s);
 
+// A 64-bit hash of the whole allocation, guards and padding included, element by element
+// (harness/tensor_hash.h; synchronizes s): equal contents give equal hashes, so an input
+// hashed after its upload and again after a kernel ran shows whether the kernel wrote into it.
+std::uint64_t hash_guarded(const GuardedTensor& t, cudaStream_t s);
+
 }  // namespace rb

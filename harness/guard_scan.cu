@@ -1,10 +1,12 @@
 // Device-side scan of a guarded tensor: unwritten (still poisoned) and non-finite elements
 // inside the tensor, changed bytes outside it (guard bands and row padding). Runs over the
-// whole allocation, so a large output is checked completely without copying it back.
+// whole allocation, so a large output is checked completely without copying it back. Also
+// the allocation's hash, by which the runner sees a kernel write into an input.
 #include <cstdint>
 
 #include "harness/cuda_check.h"
 #include "harness/device_buffer.h"
+#include "harness/tensor_hash.h"
 
 namespace rb {
 namespace {
@@ -59,7 +61,46 @@ __global__ void scan_kernel(const U* base, std::int64_t n, std::int64_t origin, 
 
 std::int64_t as_index(unsigned long long v) { return v == kNone ? -1 : static_cast<std::int64_t>(v); }
 
+// The sum of hash_term over the allocation's elements, mod 2^64 (atomicAdd of unsigned 64-bit
+// integers: exact, so the same in any order).
+template <class U>
+__global__ void hash_kernel(const U* base, std::int64_t n, unsigned long long* out) {
+  unsigned long long h = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    h += hash_term(static_cast<std::uint64_t>(i), base[i]);
+  atomicAdd(out, h);
+}
+
+// Grid-stride blocks of 256 threads for n elements: one an element up to 4096 blocks.
+unsigned scan_blocks(std::int64_t n, int threads) {
+  const std::int64_t want = (n + threads - 1) / threads;
+  return static_cast<unsigned>(want < 4096 ? (want > 0 ? want : 1) : 4096);
+}
+
 }  // namespace
+
+std::uint64_t hash_guarded(const GuardedTensor& t, cudaStream_t s) {
+  const TensorShape& sh = t.shape();
+  DeviceBuffer acc(sizeof(unsigned long long));
+  auto* d = static_cast<unsigned long long*>(acc.get());
+  RB_CUDA_CHECK(cudaMemsetAsync(d, 0, sizeof(unsigned long long), s));
+  const std::int64_t n = static_cast<std::int64_t>(t.buffer().bytes() / sh.elem_size);
+  const int threads = 256;
+  const unsigned blocks = scan_blocks(n, threads);
+  const void* base = t.buffer().get();
+  if (sh.elem_size == 4)
+    hash_kernel<<<blocks, threads, 0, s>>>(static_cast<const std::uint32_t*>(base), n, d);
+  else if (sh.elem_size == 1)
+    hash_kernel<<<blocks, threads, 0, s>>>(static_cast<const std::uint8_t*>(base), n, d);
+  else
+    hash_kernel<<<blocks, threads, 0, s>>>(static_cast<const std::uint16_t*>(base), n, d);
+  RB_CUDA_CHECK(cudaGetLastError());
+  unsigned long long h = 0;
+  RB_CUDA_CHECK(cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s));
+  RB_CUDA_CHECK(cudaStreamSynchronize(s));
+  return h;
+}
 
 GuardScan scan_guarded(const GuardedTensor& t, DType kind, cudaStream_t s) {
   const TensorShape& sh = t.shape();
@@ -70,8 +111,7 @@ GuardScan scan_guarded(const GuardedTensor& t, DType kind, cudaStream_t s) {
   const std::int64_t n = static_cast<std::int64_t>(t.buffer().bytes() / sh.elem_size);
   const std::int64_t origin = static_cast<std::int64_t>(kGuardBytes / sh.elem_size) + sh.offset_elems;
   const int threads = 256;
-  const std::int64_t want = (n + threads - 1) / threads;
-  const unsigned blocks = static_cast<unsigned>(want < 4096 ? (want > 0 ? want : 1) : 4096);
+  const unsigned blocks = scan_blocks(n, threads);
   if (sh.elem_size == 4)
     scan_kernel<std::uint32_t><<<blocks, threads, 0, s>>>(static_cast<const std::uint32_t*>(t.buffer().get()), n,
                                                           origin, sh, kind, dc);

@@ -30,6 +30,7 @@ struct Input {
   DType dtype = DType::f32;
   std::vector<unsigned char> host;
   GuardedTensor dev;
+  std::uint64_t hash = 0;  // of dev as uploaded (hash_guarded): a kernel must leave it so
 };
 
 // The fp64 reference of one (data, eps): the checked rows and one OutputRef per output.
@@ -143,9 +144,43 @@ struct Runner::Impl {
     }
     for (const OutputDesc& d : op_desc(c.op).outputs)
       if (present(d, c)) ds->output(d.tensor) = GuardedTensor(shape_of(d.shape, c, d.dtype(c)));
+    for (Input& in : ds->in)
+      if (!in.host.empty()) in.hash = hash_guarded(in.dev, stream.get());  // synchronizes the uploads
     RB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     data = std::move(ds);
     return *data;
+  }
+
+  // The inputs of case c the kernel changed (a kernel's inputs are read-only), each named
+  // with where it first differs from its upload, restored to that upload so the cases after
+  // it on this data read what the reference reads; empty when none changed.
+  std::string restore_changed_inputs(DataSet& ds, const Case& c) {
+    const cudaStream_t s = stream.get();
+    std::string changed;
+    for (const InputDesc& d : op_desc(c.op).inputs) {
+      if (!present(d, c)) continue;
+      Input& in = ds.input(d.tensor);
+      if (hash_guarded(in.dev, s) == in.hash) continue;
+      const std::vector<float>* saved = d.source == Source::saved_rrms ? &saved_rrms_for(ds, c.eps) : nullptr;
+      const auto* want = saved ? reinterpret_cast<const unsigned char*>(saved->data()) : in.host.data();
+      const TensorShape& sh = in.dev.shape();
+      const std::size_t row_bytes = static_cast<std::size_t>(sh.cols) * sh.elem_size;
+      std::vector<unsigned char> got(static_cast<std::size_t>(sh.rows) * row_bytes);
+      in.dev.download(got.data());
+      std::string where = "outside its rows: a guard band or row padding";
+      for (std::size_t i = 0; i < got.size(); ++i)
+        if (got[i] != want[i]) {
+          const std::size_t e = i / sh.elem_size;
+          where = fmt::format("first at row {}, col {}", e / static_cast<std::size_t>(sh.cols),
+                              e % static_cast<std::size_t>(sh.cols));
+          break;
+        }
+      changed += fmt::format("{}{} ({})", changed.empty() ? "" : ", ", tensor_name(d.tensor), where);
+      in.dev.poison(s);
+      in.dev.upload(want, s);
+    }
+    RB_CUDA_CHECK(cudaStreamSynchronize(s));
+    return changed;
   }
 
   HostInputs host_inputs(const DataSet& ds) const {
@@ -427,7 +462,10 @@ Record Runner::run_case(const Case& c) {
   for (const InputDesc& d : desc.inputs) {
     if (!present(d, c)) continue;
     Input& in = ds.input(d.tensor);
-    if (d.source == Source::saved_rrms) in.dev.upload(impl_->saved_rrms_for(ds, c.eps).data(), s);
+    if (d.source == Source::saved_rrms) {
+      in.dev.upload(impl_->saved_rrms_for(ds, c.eps).data(), s);
+      in.hash = hash_guarded(in.dev, s);
+    }
     ptr[static_cast<std::size_t>(d.tensor)] = in.dev.data();
   }
   // The op's outputs this case has (an fp8 y adds amax), in the description's order; the
@@ -576,6 +614,17 @@ Record Runner::run_case(const Case& c) {
     rec.gbps = static_cast<double>(rec.bytes) / (st.median_us * 1e3);
     rec.copy_gbps = cc.gbps;
     rec.pct_of_copy = 100.0 * *rec.gbps / cc.gbps;
+  }
+  // After every launch of the case (checked and timed): a kernel that wrote into an input (an
+  // in-place update, scratch space) fails it, and the input is restored for the next kernel.
+  if (const std::string changed = impl_->restore_changed_inputs(ds, c); !changed.empty()) {
+    const std::string what = "wrote into its read-only input " + changed + "; restored for the cases after it";
+    if (cfg_.check) {
+      rec.status = Status::fail;
+      rec.reason = rec.reason.empty() ? what : what + "; " + rec.reason;
+    } else {
+      append(rec.reason, what);
+    }
   }
   return rec;
 }

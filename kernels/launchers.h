@@ -82,8 +82,8 @@ Strategy auto_pick_add(const Problem& p);
 
 // Add mutants: the sum s = x + r formed in x's storage dtype (rounded to T before it is
 // squared and stored); rms saved where rrms belongs; the old residual stored where s belongs;
-// y normalising x instead of s.
-enum class AddBug { residual_storage_dtype, saved_rms, residual_not_updated, norm_of_x };
+// y normalising x instead of s; s also written over the residual input r (in place).
+enum class AddBug { residual_storage_dtype, saved_rms, residual_not_updated, norm_of_x, residual_in_place };
 cudaError_t launch_add_mutant(AddBug bug, const AddArgs& a, cudaStream_t s);
 
 // ---- bwd and add-bwd (BwdArgs) ------------------------------------------------------------

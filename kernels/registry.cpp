@@ -255,7 +255,9 @@ std::deque<KernelInfo> build() {
                   AddBug::saved_rms},
        std::tuple{"mutant-residual-not-updated", "the old residual r stored where x + r belongs",
                   AddBug::residual_not_updated},
-       std::tuple{"mutant-norm-of-x", "y normalises x instead of x + r", AddBug::norm_of_x}},
+       std::tuple{"mutant-norm-of-x", "y normalises x instead of x + r", AddBug::norm_of_x},
+       std::tuple{"mutant-residual-in-place", "x + r also written over the input r (an in-place residual update)",
+                  AddBug::residual_in_place}},
       [&](const char* name, const char* desc, AddBug bug) {
         mutant(name, desc, {Op::add}).prepare = launcher_prepare(
             name, Launchers{nullptr,

@@ -23,6 +23,7 @@
 #include "harness/runner.h"
 #include "kernels/launchers.h"
 #include "harness/case.h"
+#include "harness/tensor_hash.h"
 #include "harness/timing.h"
 #include "harness/validate.h"
 #include "harness/wait.h"
@@ -769,6 +770,36 @@ TEST(HarnessCase, WideSweepSpansPast32BitIndicesAndOffsets) {
     EXPECT_LE((c.M - 2) * c.H, std::int64_t{1} << 31);
   }
   EXPECT_EQ(ops.size(), 4u);
+}
+
+// The device hash of an allocation (hash_guarded, by which the runner sees a kernel write
+// into an input) sums one term per element: the same sum in any order, as the device's
+// threads add them; one changed bit, or two unequal elements swapped, change it.
+std::uint64_t hash_of(const std::vector<std::uint16_t>& v, bool reversed) {
+  std::uint64_t h = 0;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const std::size_t i = reversed ? v.size() - 1 - k : k;
+    h += hash_term(i, v[i]);
+  }
+  return h;
+}
+
+TEST(HarnessHash, TermsSumTheSameInAnyOrderAndSeeAChangeOrASwap) {
+  std::vector<std::uint16_t> v(4099);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint16_t>((i * 2654435761u) >> 13);
+  const std::uint64_t h = hash_of(v, false);
+  EXPECT_EQ(hash_of(v, true), h);
+  for (std::size_t i : {std::size_t{0}, std::size_t{1234}, v.size() - 1}) {
+    std::vector<std::uint16_t> w = v;
+    w[i] ^= 1;
+    EXPECT_NE(hash_of(w, false), h) << i;
+  }
+  std::vector<std::uint16_t> swapped = v;
+  ASSERT_NE(v[5], v[4000]);
+  std::swap(swapped[5], swapped[4000]);
+  EXPECT_NE(hash_of(swapped, false), h);
+  // All poison (0xFFFF) and all zeros: distinct.
+  EXPECT_NE(hash_of(std::vector<std::uint16_t>(64, 0xFFFF), false), hash_of(std::vector<std::uint16_t>(64, 0), false));
 }
 
 TEST(HarnessCase, ExpandPairsKernelsWithTheirOpsAndResidualDtypes) {

@@ -381,6 +381,35 @@ TEST(LongRows, HugeRowsSumWithinTheTolerance) {
   }
 }
 
+// A kernel's inputs are read-only: mutant-residual-in-place (y and s right, s also written
+// over r) fails with the input named, and naive, run after it on the same inputs in the same
+// sweep, passes every case: the runner restored r. Both residual dtypes, 16-bit and fp32 x,
+// a layout with row padding.
+TEST(ReadOnlyInputs, AKernelThatWritesAnInputFailsAndTheNextReadsItRestored) {
+  RB_REQUIRE_GPU();
+  Sweep s = small_sweep({Op::add}, {"mutant-residual-in-place", "naive"}, {DType::bf16, DType::f32}, {19},
+                        {127, 4096});
+  s.rdtypes = {RDtypeChoice{}, RDtypeChoice{DType::f32}};
+  s.layouts = {Layout::contiguous, Layout::strided};
+  const std::vector<Record> recs = run_sweep(s);
+  EXPECT_EQ(recs.size(), count_cases({s}));
+  int mutant = 0, naive = 0;
+  for (const Record& r : recs) {
+    if (r.kernel == "naive") {
+      ++naive;
+      EXPECT_EQ(r.status, Status::pass) << describe(r);
+      continue;
+    }
+    ++mutant;
+    EXPECT_EQ(r.status, Status::fail) << describe(r);
+    EXPECT_NE(r.reason.find("wrote into its read-only input r (first at row 0, col 0)"), std::string::npos)
+        << describe(r);
+    EXPECT_EQ(r.mismatches, 0) << describe(r);  // y, s and rrms are right
+  }
+  EXPECT_GT(mutant, 0);
+  EXPECT_EQ(naive, mutant);
+}
+
 // Tensors past 2^31 elements and 4 GiB (--preset wide: bf16, M=524289, H=4096, every op; each
 // tensor's last row starts at element 2^31 and byte 2^32): every built-in kernel indexes them
 // right, checked like any case (2048 rows spread over the tensor, the last among them, and

@@ -8,6 +8,9 @@
 //   residual_not_updated: the residual stream's output keeps the old residual (r stored where
 //     s = x + r belongs); y is right.
 //   norm_of_x: y normalises x, not the sum (its rms and its values); s is stored right.
+//   residual_in_place: y and s right, and s also written over the residual input r, as a
+//     fused add written for an in-place residual stream does (only the runner's check that
+//     inputs stay as uploaded catches it).
 #include "kernels/add_common.cuh"
 #include "kernels/launchers.h"
 #include "kernels/mutants/one_of.h"
@@ -43,14 +46,18 @@ __global__ void __launch_bounds__(kThreads) add_mutant_kernel(AddArgs a) {
   const float ms = block_sum(sumsq, scratch) / static_cast<float>(a.H);
   const float rr = rsqrtf(ms + a.eps);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = B == AddBug::saved_rms ? sqrtf(ms + a.eps) : rr;
-  for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x)
-    normalize_elem(mutant_sum<B>(io.x, io.r, c), rr, io.w, io.y, c);
+  for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x) {
+    const float v = mutant_sum<B>(io.x, io.r, c);
+    normalize_elem(v, rr, io.w, io.y, c);
+    // The same thread read r[c] in both passes: y and s are right, r is left holding s.
+    if constexpr (B == AddBug::residual_in_place) const_cast<R*>(io.r)[c] = from_f32<R>(v);
+  }
 }
 
 template <class T, class W, class R>
 cudaError_t launch_bug(AddBug bug, const AddArgs& a, cudaStream_t s) {
   const bool known = one_of<AddBug::residual_storage_dtype, AddBug::saved_rms, AddBug::residual_not_updated,
-                            AddBug::norm_of_x>(bug, [&](auto b) {
+                            AddBug::norm_of_x, AddBug::residual_in_place>(bug, [&](auto b) {
     add_mutant_kernel<T, W, R, decltype(b)::value><<<static_cast<unsigned>(a.M), kThreads, 0, s>>>(a);
   });
   return known ? cudaGetLastError() : cudaErrorInvalidValue;
