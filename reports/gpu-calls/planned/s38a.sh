@@ -3,11 +3,13 @@
 # next device: the whole GPU-test step on main's head (chunked's add holds many rows, perf-notes
 # run 53; the CSV reader's provider rule; fp32 sums in rounds for very long rows, run 54; the
 # skewed layout, stride H+1, in every validation sweep; session 38's many-rows validation
-# sweeps, M=100003 at H 1/127 and 20011 at H 1000/2049, with their two mutants), alone in its
-# call: 93 GPU tests (Chunked.AddHeldRowsPassAtManyRows 90 s; LongRows.HugeRowsSumWithinTheTolerance
-# new; the base validation sweep a third larger, plus the many-rows sweeps for every kernel
-# and mutant), 22 mutants (mutant-one-row-a-block and mutant-dw-partial-overwrite caught only
-# at many rows), the DeviceFault tests and the plugin tests.
+# sweeps, M=100003 at H 1/127 and 20011 at H 1000/2049, with their two mutants, and the
+# read-only input check with mutant-residual-in-place), alone in its call: 95 GPU tests
+# (Chunked.AddHeldRowsPassAtManyRows 90 s; LongRows.HugeRowsSumWithinTheTolerance and
+# ReadOnlyInputs.* new; the base validation sweep a third larger, plus the many-rows sweeps for
+# every kernel and mutant; WideTensors.* is call B's), 23 mutants (mutant-one-row-a-block and
+# mutant-dw-partial-overwrite caught only at many rows, mutant-residual-in-place only by the
+# input check), the DeviceFault tests and the plugin tests.
 set -uo pipefail
 T0=$(date +%s)
 tar xJf .gpu/bundle.tar.xz || exit 9
@@ -15,6 +17,6 @@ build/rmsnorm-bench --version
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 GPU_SHARDS=16 STEP_TIMEOUT=560 STEPS=gpu scripts/gpu-check.sh $OUT/gc > $OUT/gc.log 2>&1
 cat $OUT/gc/summary.txt
-grep -h "MUTANT\|DeviceFault\|LongRows\|FAILED" $OUT/gc/gpu-tests.*.log | head -40
+grep -h "MUTANT\|DeviceFault\|LongRows\|ReadOnly\|FAILED" $OUT/gc/gpu-tests.*.log | head -40
 tar cJf $OUT/misc.tar.xz -C $OUT gc
 echo "all done +$(( $(date +%s) - T0 ))s"
