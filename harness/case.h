@@ -138,6 +138,7 @@ Sweep default_bench_sweep();
 // mutant.
 std::vector<Sweep> validation_sweeps(const std::vector<std::string>& kernels);
 Sweep validation_sweep(const std::vector<std::string>& kernels);  // [0]
+Sweep validation_fp8_sweep(const std::vector<std::string>& kernels);  // [2]
 std::vector<Sweep> validation_rows_sweeps(const std::vector<std::string>& kernels);  // [3], [4]
 
 // The wide sweep (`--preset wide`): tensors past 2^31 elements and 2^32 bytes, where index or

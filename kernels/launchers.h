@@ -54,6 +54,11 @@ enum class FwdBug {
 };
 cudaError_t launch_fwd_mutant(FwdBug bug, const FwdArgs& a, cudaStream_t s);
 
+// fp8 forward mutants (fp32 convention; right with y in x's dtype): each block's amax stored
+// plainly (the last block wins); amax of y * scale instead of y; no saturation of y * scale.
+enum class Fp8Bug { amax_plain_store, amax_after_scale, no_saturate };
+cudaError_t launch_fp8_mutant(Fp8Bug bug, const FwdArgs& a, cudaStream_t s);
+
 // 16-byte vectors a row of H elements spans, at most: ceil(H / V). With no head the body is
 // floor(H / V) vectors; with a head of h >= 1 elements it is floor((H - h) / V), fewer.
 inline std::int64_t row_vectors(std::int64_t H, std::size_t elem_size) {

@@ -15,6 +15,7 @@ namespace {
 using kern::AddBug;
 using kern::BwdBug;
 using kern::FwdBug;
+using kern::Fp8Bug;
 
 const std::vector<DtypeCombo> kCombos = {{DType::f32, DType::f32},
                                          {DType::f16, DType::f16},
@@ -241,6 +242,20 @@ std::deque<KernelInfo> build() {
        std::tuple{"mutant-offset-32bit", "row offsets in 32 bits: past 4 GiB a row aliases an earlier one",
                   FwdBug::offset_32bit}},
       fwd_mutant);
+  // fp8 y: right under y in x's dtype, so their fp8 outputs are what they add.
+  for_each_mutant(
+      {std::tuple{"mutant-amax-plain-store", "fp8 y: each block's amax stored plainly, the last block wins",
+                  Fp8Bug::amax_plain_store},
+       std::tuple{"mutant-amax-after-scale", "fp8 y: amax taken of y * scale, not of y", Fp8Bug::amax_after_scale},
+       std::tuple{"mutant-fp8-no-saturate", "fp8 y: y * scale converted without saturation (e4m3 NaN past 448)",
+                  Fp8Bug::no_saturate}},
+      [&](const char* name, const char* desc, Fp8Bug bug) {
+        KernelInfo& k = mutant(name, desc, {Op::fwd});
+        k.fp8_output = true;
+        k.prepare = launcher_prepare(
+            name, Launchers{[bug](const FwdArgs& a, cudaStream_t s) { return kern::launch_fp8_mutant(bug, a, s); },
+                            nullptr, nullptr, nullptr});
+      });
   // Device faults, not numerics bugs: a trap, and a kernel that never finishes.
   for_each_mutant(
       {std::tuple{"mutant-trap", "traps on the device at the last row (a fault, not a numerics bug)", FwdBug::trap},

@@ -747,6 +747,9 @@ TEST(HarnessCase, ManyRowsSweepsRunPastOneWaveOfEveryPersistentGrid) {
     EXPECT_EQ(all[3 + i].Hs, rows[i].Hs);
   }
   EXPECT_EQ(all[0].Ms, (std::vector<std::int64_t>{19}));
+  const Sweep f8 = validation_fp8_sweep({"naive"});
+  EXPECT_EQ(all[2].ydtypes.size(), f8.ydtypes.size());
+  EXPECT_EQ(all[2].y_scales, (std::vector<double>{1.0, 300.0}));
 }
 
 // The wide sweep: every op, one case each, whose tensors' last row starts at element 2^31

@@ -77,12 +77,18 @@ std::string param_name(const testing::TestParamInfo<std::string>& info) {
 }
 
 // A mutant's sweeps: the base validation sweep and the many-rows ones, restricted to the
-// given ops (the convention and fp8 sweeps are left to the real kernels: every mutant's bug
-// shows under the fp32 convention).
-std::vector<Sweep> mutant_sweeps_for(const std::string& kernel, const std::vector<Op>& ops) {
-  std::vector<Sweep> v{validation_sweep({kernel})};
-  for (Sweep& rows : validation_rows_sweeps({kernel})) v.push_back(std::move(rows));
-  for (Sweep& s : v) s.ops = ops;
+// given ops, and for a mutant with an fp8 y the fp8 sweep (its fwd only; the other
+// conventions there are skips: mutants implement fp32's). The convention sweep is left to the
+// real kernels: every mutant's bug shows under the fp32 convention.
+std::vector<Sweep> mutant_sweeps_for(const KernelInfo& k) {
+  std::vector<Sweep> v{validation_sweep({k.name})};
+  for (Sweep& rows : validation_rows_sweeps({k.name})) v.push_back(std::move(rows));
+  for (Sweep& s : v) s.ops = k.ops;
+  if (k.fp8_output) {
+    Sweep f8 = validation_fp8_sweep({k.name});
+    f8.ops = {Op::fwd};
+    v.push_back(f8);
+  }
   return v;
 }
 
@@ -160,13 +166,14 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, KernelPasses, testing::ValuesIn(kernel_ops(
 class MutantCaught : public testing::TestWithParam<std::string> {};
 
 // A mutant is caught when at least one case of the validation sweeps fails; no case may
-// error (that would be a harness fault, not a catch). The base sweep's and the many-rows
-// sweeps' counts are reported apart: a bug of the loop over rows shows only in the latter.
+// error (that would be a harness fault, not a catch). The counts at M=19 (the base sweep, and
+// the fp8 sweep for an fp8 mutant) and at many rows are reported apart: a bug of the loop
+// over rows shows only in the latter.
 TEST_P(MutantCaught, ByValidationSweep) {
   RB_REQUIRE_GPU();
   const KernelInfo* k = find_kernel(GetParam());
   ASSERT_NE(k, nullptr);
-  const std::vector<Record> recs = run_sweeps(mutant_sweeps_for(GetParam(), k->ops));
+  const std::vector<Record> recs = run_sweeps(mutant_sweeps_for(*k));
   int failed = 0, failed_rows = 0, rows_cases = 0;
   std::string first;
   for (const Record& r : recs) {
@@ -179,8 +186,8 @@ TEST_P(MutantCaught, ByValidationSweep) {
   }
   EXPECT_GT(failed, 0) << GetParam() << " slipped through all " << recs.size() << " cases";
   std::cout << "MUTANT " << GetParam() << ": caught by " << failed << " of " << recs.size() << " cases ("
-            << failed - failed_rows << " of " << recs.size() - rows_cases << " in the base sweep, " << failed_rows
-            << " of " << rows_cases << " at many rows); first: " << first.substr(0, 300) << "\n";
+            << failed - failed_rows << " of " << recs.size() - rows_cases << " at M=19, " << failed_rows << " of "
+            << rows_cases << " at many rows); first: " << first.substr(0, 300) << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllMutants, MutantCaught, testing::ValuesIn(names(true)), param_name);

@@ -15,7 +15,8 @@ inline const std::vector<std::string> kMutantNames = {
     "mutant-residual-not-updated", "mutant-norm-of-x",        "mutant-dw-wrong-axis",
     "mutant-no-correction",    "mutant-dw-storage-accum",     "mutant-saved-as-rms",
     "mutant-correction-without-w", "mutant-dw-unnormalized", "mutant-one-row-a-block",
-    "mutant-dw-partial-overwrite", "mutant-offset-32bit", "mutant-residual-in-place"};
+    "mutant-dw-partial-overwrite", "mutant-offset-32bit", "mutant-residual-in-place",
+    "mutant-amax-plain-store", "mutant-amax-after-scale", "mutant-fp8-no-saturate"};
 
 // The mutants only the wide preset (tensors past 4 GiB) can catch: the validation sweeps'
 // tensors are far smaller, so their GPU test is the wide one (tests/gpu_kernels_test.cpp).

@@ -7,9 +7,9 @@
 # read-only input check with mutant-residual-in-place), alone in its call: 95 GPU tests
 # (Chunked.AddHeldRowsPassAtManyRows 90 s; LongRows.HugeRowsSumWithinTheTolerance and
 # ReadOnlyInputs.* new; the base validation sweep a third larger, plus the many-rows sweeps for
-# every kernel and mutant; WideTensors.* is call B's), 23 mutants (mutant-one-row-a-block and
+# every kernel and mutant; WideTensors.* is call B's), 26 mutants (mutant-one-row-a-block and
 # mutant-dw-partial-overwrite caught only at many rows, mutant-residual-in-place only by the
-# input check), the DeviceFault tests and the plugin tests.
+# input check, the three fp8 mutants only by the fp8 sweep), the DeviceFault tests and the plugin tests.
 set -uo pipefail
 T0=$(date +%s)
 tar xJf .gpu/bundle.tar.xz || exit 9
