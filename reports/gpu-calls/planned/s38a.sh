@@ -4,7 +4,7 @@
 # run 53; the CSV reader's provider rule; fp32 sums in rounds for very long rows, run 54; the
 # skewed layout, stride H+1, in every validation sweep; session 38's many-rows validation
 # sweeps, M=100003 at H 1/127 and 20011 at H 1000/2049, with their two mutants, and the
-# read-only input check with mutant-residual-in-place), alone in its call: 95 GPU tests
+# read-only input check with mutant-residual-in-place), alone in its call: 98 GPU tests
 # (Chunked.AddHeldRowsPassAtManyRows 90 s; LongRows.HugeRowsSumWithinTheTolerance and
 # ReadOnlyInputs.* new; the base validation sweep a third larger, plus the many-rows sweeps for
 # every kernel and mutant; WideTensors.* is call B's), 26 mutants (mutant-one-row-a-block and
