@@ -2,6 +2,7 @@
 // then normalize). The obviously right GPU baseline: any H >= 1, any stride, any alignment.
 // Numerics: fp32 accumulation, eps inside the sqrt, w(H) by column, rrms = 1/rms saved; y
 // by the convention's epilogue (epilogue.cuh), in x's dtype or fp8 with amax.
+#include "kernels/block_row_rrms.cuh"
 #include "kernels/epilogue.cuh"
 #include "kernels/launchers.h"
 
@@ -19,12 +20,7 @@ __global__ void __launch_bounds__(kThreads) fwd_naive_kernel(FwdArgs a) {
   Y* y = static_cast<Y*>(a.y) + row * a.y_stride;
   Epilogue<C, T, W, Y> epi(a.scale);
 
-  const float sumsq = strided_sum(threadIdx.x, a.H, blockDim.x, [&](std::int64_t c) {
-    const float v = to_f32(x[c]);
-    return v * v;
-  });
-  const float total = block_sum(sumsq, scratch);
-  const float r = rsqrtf(total / static_cast<float>(a.H) + a.eps);
+  const float r = block_row_rrms(x, a.H, a.eps, scratch);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
   for (std::int64_t c = threadIdx.x; c < a.H; c += blockDim.x) epi.put(y, c, to_f32(x[c]), r, to_f32(w[c]));
   epi.flush(a.amax);

@@ -9,6 +9,7 @@
 //   amax_after_scale: amax taken of y * scale, not of y (right at scale 1);
 //   no_saturate:      y * scale converted without saturation: past the format's largest
 //                     finite value e4m3 gives NaN (e5m2 inf).
+#include "kernels/block_row_rrms.cuh"
 #include "kernels/epilogue.cuh"
 #include "kernels/launchers.h"
 #include "kernels/mutants/one_of.h"
@@ -35,11 +36,7 @@ __global__ void __launch_bounds__(kThreads) fp8_mutant_kernel(FwdArgs a) {
   const std::int64_t row = blockIdx.x;
   const T* x = static_cast<const T*>(a.x) + row * a.x_stride;
   const W* w = static_cast<const W*>(a.w);
-  const float sumsq = strided_sum(threadIdx.x, a.H, blockDim.x, [&](std::int64_t c) {
-    const float v = to_f32(x[c]);
-    return v * v;
-  });
-  const float r = rsqrtf(block_sum(sumsq, scratch) / static_cast<float>(a.H) + a.eps);
+  const float r = block_row_rrms(x, a.H, a.eps, scratch);
   if (a.rrms != nullptr && threadIdx.x == 0) a.rrms[row] = r;
   if constexpr (!kIsFp8<Y>) {
     Y* y = static_cast<Y*>(a.y) + row * a.y_stride;
