@@ -15,7 +15,7 @@ T0=$(date +%s)
 tar xJf .gpu/bundle.tar.xz || exit 9
 build/rmsnorm-bench --version
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-GPU_SHARDS=16 STEP_TIMEOUT=560 STEPS=gpu scripts/gpu-check.sh $OUT/gc > $OUT/gc.log 2>&1
+GPU_SHARDS=16 STEP_TIMEOUT=520 STEPS=gpu scripts/gpu-check.sh $OUT/gc > $OUT/gc.log 2>&1
 cat $OUT/gc/summary.txt
 grep -h "MUTANT\|DeviceFault\|LongRows\|ReadOnly\|FAILED" $OUT/gc/gpu-tests.*.log | head -40
 tar cJf $OUT/misc.tar.xz -C $OUT gc
