@@ -75,8 +75,10 @@ Tolerance bwd_csv(const Case& c) {
 
 void* at(const DevicePointers& p, Tensor t) { return p[static_cast<std::size_t>(t)]; }
 
-LaunchArgs bind_fwd(const Case& c, const DevicePointers& p, std::size_t ws_bytes, void* ws) {
-  FwdArgs a = fwd_args_for(problem_of(c));
+// What the two forward ops (fwd, add) bind alike: x, w, y, the saved rrms, fp8 y's scale and
+// amax, eps and the workspace.
+template <class Args>
+Args bind_forward(Args a, const Case& c, const DevicePointers& p, std::size_t ws_bytes, void* ws) {
   a.x = at(p, Tensor::x);
   a.w = at(p, Tensor::w);
   a.y = at(p, Tensor::y);
@@ -89,19 +91,14 @@ LaunchArgs bind_fwd(const Case& c, const DevicePointers& p, std::size_t ws_bytes
   return a;
 }
 
+LaunchArgs bind_fwd(const Case& c, const DevicePointers& p, std::size_t ws_bytes, void* ws) {
+  return bind_forward(fwd_args_for(problem_of(c)), c, p, ws_bytes, ws);
+}
+
 LaunchArgs bind_add(const Case& c, const DevicePointers& p, std::size_t ws_bytes, void* ws) {
-  AddArgs a = add_args_for(problem_of(c));
-  a.x = at(p, Tensor::x);
+  AddArgs a = bind_forward(add_args_for(problem_of(c)), c, p, ws_bytes, ws);
   a.r = at(p, Tensor::r);
-  a.w = at(p, Tensor::w);
-  a.y = at(p, Tensor::y);
   a.s = at(p, Tensor::s);
-  a.rrms = static_cast<float*>(at(p, Tensor::rrms));
-  a.scale = static_cast<const float*>(at(p, Tensor::scale));
-  a.amax = static_cast<float*>(at(p, Tensor::amax));
-  a.eps = static_cast<float>(c.eps);
-  a.workspace = ws;
-  a.workspace_bytes = ws_bytes;
   return a;
 }
 
