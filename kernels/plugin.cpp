@@ -89,8 +89,10 @@ rb_problem to_c(const Problem& p) {
   return c;
 }
 
-rb_fwd_args to_c(const FwdArgs& a) {
-  rb_fwd_args c{};
+// The fields the two forward ops (fwd, add) share, in their C structs as in the C++ ones.
+template <class CArgs, class Args>
+CArgs forward_to_c(const Args& a) {
+  CArgs c{};
   c.x = a.x;
   c.w = a.w;
   c.y = a.y;
@@ -107,26 +109,15 @@ rb_fwd_args to_c(const FwdArgs& a) {
   return c;
 }
 
+rb_fwd_args to_c(const FwdArgs& a) { return forward_to_c<rb_fwd_args>(a); }
+
 rb_add_args to_c(const AddArgs& a) {
-  rb_add_args c{};
-  c.x = a.x;
+  rb_add_args c = forward_to_c<rb_add_args>(a);
   c.r = a.r;
-  c.w = a.w;
-  c.y = a.y;
   c.s = a.s;
-  c.rrms = a.rrms;
-  c.M = a.M;
-  c.H = a.H;
-  c.x_stride = a.x_stride;
   c.r_stride = a.r_stride;
-  c.y_stride = a.y_stride;
   c.s_stride = a.s_stride;
-  c.eps = a.eps;
-  c.xdtype = to_c(a.xdtype);
-  c.wdtype = to_c(a.wdtype);
   c.rdtype = to_c(a.rdtype);
-  c.workspace = a.workspace;
-  c.workspace_bytes = a.workspace_bytes;
   return c;
 }
 
