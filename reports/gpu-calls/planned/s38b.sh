@@ -12,6 +12,9 @@
 # The baseline's add rows and run 54's timing moved to call C in session 38 (the rows sweeps
 # under the sanitizers need the time).
 set -uo pipefail
+# Files in /tmp/r, back as one tar at the end (a call returns 8 files at most; session 39).
+R=/tmp/r
+mkdir -p $R
 T0=$(date +%s)
 el() { echo "+$(( $(date +%s) - T0 ))s"; }
 tar xJf .gpu/before.tar.xz || exit 9
@@ -19,13 +22,13 @@ build-before/rmsnorm-bench --version
 build/rmsnorm-bench --version || { echo "call A's build is not on the machine"; exit 8; }
 # Each tool over the main sweep (1800 cases with skewed rows) and the rows sweep (session 38:
 # the backward's persistent grids at M=100003), each invocation under its own timeout.
-SANITIZER_TOOLS="racecheck synccheck" SANITIZER_TIMEOUT=200 STEPS=sansweep scripts/gpu-check.sh $OUT/sa > $OUT/sa.log 2>&1 &
-SANITIZER_TOOLS="memcheck initcheck" SANITIZER_TIMEOUT=170 STEPS=sansweep scripts/gpu-check.sh $OUT/sb > $OUT/sb.log 2>&1 &
+SANITIZER_TOOLS="racecheck synccheck" SANITIZER_TIMEOUT=200 STEPS=sansweep scripts/gpu-check.sh $R/sa > $R/sa.log 2>&1 &
+SANITIZER_TOOLS="memcheck initcheck" SANITIZER_TIMEOUT=170 STEPS=sansweep scripts/gpu-check.sh $R/sb > $R/sb.log 2>&1 &
 for b in build-before build; do
   timeout 150 $b/rmsnorm-bench --op fwd,add,bwd --kernel naive,chunked --dtype fp32 --M 1 --H 268435456 \
-    --min-samples 3 --max-time 0.05 --quiet --out $OUT/long-$b > $OUT/long-$b.log 2>&1
-  echo "$b long rows rc=$? $(el)"; grep -h Totals $OUT/long-$b/report.md
-  python3 - $OUT/long-$b/results.csv <<'PY'
+    --min-samples 3 --max-time 0.05 --quiet --out $R/long-$b > $R/long-$b.log 2>&1
+  echo "$b long rows rc=$? $(el)"; grep -h Totals $R/long-$b/report.md
+  python3 - $R/long-$b/results.csv <<'PY'
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
     print(' ', r['op'], r['kernel'], r['status'], r['max_rel_err'], r['worst_row'], r['worst_col'], r['reason'][:120])
@@ -33,9 +36,10 @@ PY
 done
 # The wide tensors (session 38: --preset wide, bf16 M=524289 H=4096, every op, built-in kernels
 # and mutant-offset-32bit), beside the sanitizers' small sweeps: up to 17 GiB a case.
-STEPS=wide STEP_TIMEOUT=200 scripts/gpu-check.sh $OUT/wd > $OUT/wd.log 2>&1
-echo "wide rc=$? $(el)"; grep -h "wide tensors" $OUT/wd/summary.txt; grep -h "^WIDE\|^MUTANT\|FAILED" $OUT/wd/wide-tests.log | head -40
+STEPS=wide STEP_TIMEOUT=200 scripts/gpu-check.sh $R/wd > $R/wd.log 2>&1
+echo "wide rc=$? $(el)"; grep -h "wide tensors" $R/wd/summary.txt; grep -h "^WIDE\|^MUTANT\|FAILED" $R/wd/wide-tests.log | head -40
 wait
-for d in sa sb; do echo "== $d"; grep -h "sanitizers over" $OUT/$d/summary.txt; done
+for d in sa sb; do echo "== $d"; grep -h "sanitizers over" $R/$d/summary.txt; done
 echo "sanitizers done $(el)"
 echo "all done $(el)"
+tar cJf $OUT/r.tar.xz -C /tmp r

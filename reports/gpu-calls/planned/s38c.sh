@@ -7,17 +7,21 @@
 #  2. alone: run 54's timing, d280f13 against main, ABBA, 2 rounds (H=16384 left out of the
 #     prediction's cases for the time left).
 set -uo pipefail
+# Files in /tmp/r, back as one tar at the end (a call returns 8 files at most; session 39).
+R=/tmp/r
+mkdir -p $R
 T0=$(date +%s)
 el() { echo "+$(( $(date +%s) - T0 ))s"; }
 build/rmsnorm-bench --version || { echo "call A's build is not on the machine"; exit 8; }
 build-before/rmsnorm-bench --version || { echo "call B's build-before is not on the machine"; exit 8; }
-timeout 240 build/rmsnorm-bench --op add --kernel chunked,auto --quiet --out $OUT/add > $OUT/add.log 2>&1
-echo "add rows rc=$? $(el)"; grep -h Totals $OUT/add/report.md
-build/rmsnorm-bench merge --update reports/baselines/h200.csv $OUT/add/results.csv -o $OUT/h200.csv
+timeout 240 build/rmsnorm-bench --op add --kernel chunked,auto --quiet --out $R/add > $R/add.log 2>&1
+echo "add rows rc=$? $(el)"; grep -h Totals $R/add/report.md
+build/rmsnorm-bench merge --update reports/baselines/h200.csv $R/add/results.csv -o $R/h200.csv
 echo "merge rc=$?"
-build/rmsnorm-bench compare reports/baselines/h200.csv $OUT/h200.csv --md $OUT/compare.md > $OUT/compare.log 2>&1
-echo "compare rc=$?"; tail -5 $OUT/compare.log
-scripts/ab-time.sh $OUT/ab -b before=build-before/rmsnorm-bench -b rounds=build/rmsnorm-bench -T 150 \
-  -c '--op fwd,add,bwd --kernel naive,chunked,auto --dtype bf16,fp32 --M 1,16384 --H 1024,4096,65536' > $OUT/ab.log 2>&1
-echo "ab rc=$? $(el)"; head -150 $OUT/ab/summary.txt
+build/rmsnorm-bench compare reports/baselines/h200.csv $R/h200.csv --md $R/compare.md > $R/compare.log 2>&1
+echo "compare rc=$?"; tail -5 $R/compare.log
+scripts/ab-time.sh $R/ab -b before=build-before/rmsnorm-bench -b rounds=build/rmsnorm-bench -T 150 \
+  -c '--op fwd,add,bwd --kernel naive,chunked,auto --dtype bf16,fp32 --M 1,16384 --H 1024,4096,65536' > $R/ab.log 2>&1
+echo "ab rc=$? $(el)"; head -150 $R/ab/summary.txt
 echo "all done $(el)"
+tar cJf $OUT/r.tar.xz -C /tmp r
