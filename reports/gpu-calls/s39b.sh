@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ran in session 39 (2026-12-05 13:31-13:34 UTC, 171 s) on the H100 that s39a.sh left warm
+# Ran in session 39 (2026-12-05, 171 s, right after s39a.sh) on the H100 that s39a.sh left warm
 # (build/ of 015abca still there), with the device time left: eight GPU tests of what sessions
 # 37 and 38 changed, one process each, each cut at 170 s. Output on stdout only (no files).
 T0=$(date +%s)

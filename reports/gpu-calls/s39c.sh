@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ran in session 39 (2026-12-05 13:35-13:36 UTC, 81 s) right after s39b.sh on the same H100,
+# Ran in session 39 (2026-12-05, 81 s) right after s39b.sh on the same H100,
 # with the last of the device time: eight more validation sweeps, each cut at 80 s.
 T0=$(date +%s)
 i=0
