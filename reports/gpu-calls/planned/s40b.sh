@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Call A2, planned in session 39 (2026-12-05), right after s40a.sh (the machine keeps build/ 30
-# s; unpacks the bundle again if not): every GPU test but the kernels' validation sweeps and the
+# Call A2, planned in session 39 (2026-12-05), right after s40a.sh, carrying .gpu/bundle.tar.xz
+# too (unpacked only when the machine no longer holds s40a.sh's build/): every GPU test but the kernels' validation sweeps and the
 # wide tensors (call B's), the 26 numerics mutants (their counts at M=19 and at many rows),
 # LongRows (fp32 H=2^28), ReadOnlyInputs, DeviceFault, Chunked, Backward, cuDNN, cuBLAS among
 # them; not the plugin tests (A1 ran them). Logs as in s40a.sh.
