@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Call A2, planned in session 39 (2026-12-05), right after s40a.sh, carrying .gpu/bundle.tar.xz
-# too (unpacked only when the machine no longer holds s40a.sh's build/): every GPU test but the kernels' validation sweeps and the
-# wide tensors (call B's), the 26 numerics mutants (their counts at M=19 and at many rows),
-# LongRows (fp32 H=2^28), ReadOnlyInputs, DeviceFault, Chunked, Backward, cuDNN, cuBLAS among
-# them; not the plugin tests (A1 ran them). Logs as in s40a.sh.
+# too (unpacked only when the machine no longer holds s40a.sh's build/): every GPU test but
+# the kernels' validation sweeps and the wide tensors (call B's), the 26 numerics mutants
+# (their counts at M=19 and at many rows), LongRows (fp32 H=2^28), ReadOnlyInputs, DeviceFault,
+# Chunked, Backward, cuDNN, cuBLAS among them; not the plugin tests (A1 ran them). Logs as in
+# s40a.sh.
 set -uo pipefail
 T0=$(date +%s)
 build/rmsnorm-bench --version 2>/dev/null || tar xJf .gpu/bundle.tar.xz || exit 9
