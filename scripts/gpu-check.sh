@@ -10,8 +10,8 @@
 # SANITIZER_TIMEOUT (seconds, default 420) bounds the memcheck pass, STEP_TIMEOUT (300) each
 # other step; a step cut short is reported as such in the summary (rc 124), never as clean.
 # GTEST_FILTER narrows the GPU tests and PLUGIN_TESTS=0 leaves the plugin tests out, so the
-# step can be split over device calls of limited length (the mutants' count is then of the
-# filter's tests alone: add the calls' counts).
+# step can be split over device calls of limited length (the mutants caught, and their total,
+# are then of the filter's tests alone).
 # SANITIZER_FILTER (a gtest filter, default: all GPU tests) narrows the memcheck pass when
 # device time is short; the summary names the filter used.
 # BEFORE_BIN (a binary of an earlier commit) adds the step "same": both run one sweep of every
@@ -148,9 +148,11 @@ if want gpu; then
   if [ -n "$plugin_pid" ]; then wait "$plugin_pid"; r=$?; [ "$r" -gt "$gpu_rc" ] && gpu_rc=$r; fi
   gpu_pass=$(count PASSED "$OUT"/gpu-tests.*.log); gpu_fail=$(count FAILED "$OUT"/gpu-tests.*.log)
   gpu_skip=$(count SKIPPED "$OUT"/gpu-tests.*.log)
-  # The numerics mutants these tests run: not the device faults (trap, hang, their own tests)
-  # nor the wide step's offset-32bit.
-  mutants_total=$("$BIN" list --all | grep '^mutant-' | grep -vcE '^mutant-(trap|hang|offset-32bit) ')
+  # The numerics mutants these tests run: the MutantCaught tests the filter selects (the test
+  # binary's own list, so the device faults, which have tests of their own, and the wide
+  # step's mutants, which have no MutantCaught test, are never counted by name here).
+  mutants_total=$("$GPU_TESTS" --gtest_list_tests --gtest_filter="$gpu_filter" |
+    awk '/^[^ ]/ { suite = $1 } /^  / && suite == "AllMutants/MutantCaught." { n++ } END { print n + 0 }')
   mutants_caught=$(cat "$OUT"/gpu-tests.*.log | grep -c '^MUTANT .* caught by [1-9]')
   plugin_mutants=$(cat "$OUT"/gpu-tests.*.log | grep '^PLUGIN MUTANT' | tr '\n' ';')
   save gpu gpu_rc gpu_pass gpu_fail gpu_skip mutants_total mutants_caught plugin_mutants
