@@ -3,8 +3,8 @@
 # started), the tool at 015abca: cut by the call's 600 s limit while the shards or the plugin
 # tests (then run after the shards) were still running, before the tar at its end; the device
 # returns 8 files at most, so 7 shard logs and gc.log came back (44 tests passed, 0 failed:
-# reports/gpu-check.txt). Its planned successors, planned/s40a.sh and s40b.sh, split the step
-# in two, keep their logs outside $OUT and tar them.
+# reports/gpu-check.txt). Its planned successor, planned/s40.sh (kernels, then rest), splits
+# the step in two, keeps its logs outside $OUT and tars them.
 # Call A, planned in sessions 37 and 38 (2026-12-05; no device was lent in either) for the
 # next device: the whole GPU-test step on main's head (chunked's add holds many rows, perf-notes
 # run 53; the CSV reader's provider rule; fp32 sums in rounds for very long rows, run 54; the

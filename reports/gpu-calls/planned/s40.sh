@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Calls A1 and A2, planned in session 39 (2026-12-05): the whole GPU-test step on main's head in
+# two calls, each carrying .gpu/bundle.tar.xz (unpacked only when the machine does not hold
+# build/ already), the second fired as soon as the first returns:
+#   bash reports/gpu-calls/planned/s40.sh kernels   the kernels' validation sweeps (AllKernels/*:
+#                                                   every built-in and vendor kernel over the
+#                                                   preset's five sweeps) and the plugin tests
+#   bash reports/gpu-calls/planned/s40.sh rest      every other GPU test but the wide one (call
+#                                                   B's): the 26 numerics mutants, LongRows,
+#                                                   ReadOnlyInputs, DeviceFault, cuDNN, cuBLAS...
+# On an H100 (s39a.sh, 2026-12-05) the whole step in 16 shards ran past a call's 600 s; each half
+# should take 250-350 s there. The logs stay in /tmp/gc and travel back as one tar (a call
+# returns 8 files at most), made even when the step is cut (its own limit ends 80 s before the
+# call's).
+set -uo pipefail
+case ${1:-} in
+  kernels) filter='AllKernels/*' plugin=1 ;;
+  rest) filter='-AllKernels/*' plugin=0 ;;
+  *) echo "usage: $0 kernels|rest" >&2; exit 2 ;;
+esac
+T0=$(date +%s)
+build/rmsnorm-bench --version 2>/dev/null || tar xJf .gpu/bundle.tar.xz || exit 9
+build/rmsnorm-bench --version
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+rm -rf /tmp/gc && mkdir -p /tmp/gc
+GTEST_FILTER=$filter PLUGIN_TESTS=$plugin GPU_SHARDS=16 STEP_TIMEOUT=480 STEPS=gpu \
+  timeout 520 scripts/gpu-check.sh /tmp/gc >/tmp/gc.log 2>&1
+echo "step rc=$? +$(($(date +%s) - T0))s"
+head -5 /tmp/gc/summary.txt 2>/dev/null
+grep -h "^MUTANT" /tmp/gc/gpu-tests.*.log | cut -c1-160
+grep -h "^\[  FAILED\|^\[       OK \]" /tmp/gc/gpu-tests.*.log | grep -v MutantCaught |
+  sed 's/^\[ *\([A-Z]*\) *\] /\1 /' | sort | head -60
+mv /tmp/gc.log /tmp/gc/
+tar cJf "$OUT/gc-$1.tar.xz" -C /tmp gc
+echo "all done +$(($(date +%s) - T0))s"
