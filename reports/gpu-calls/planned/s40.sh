@@ -8,6 +8,10 @@
 #   bash reports/gpu-calls/planned/s40.sh rest      every other GPU test but the wide one (call
 #                                                   B's): the 26 numerics mutants, LongRows,
 #                                                   ReadOnlyInputs, DeviceFault, cuDNN, cuBLAS...
+#   bash reports/gpu-calls/planned/s40.sh all       both halves in one call (session 40: with
+#                                                   device starts failing at 90-180 s of device
+#                                                   time each, one call of 520 s costs less than
+#                                                   two; what is cut comes back as cut)
 # On an H100 (s39a.sh, 2026-12-05) the whole step in 16 shards ran past a call's 600 s; each half
 # should take 250-350 s there. The logs stay in /tmp/gc and travel back as one tar (a call
 # returns 8 files at most), made even when the step is cut (its own limit ends 80 s before the
@@ -16,7 +20,8 @@ set -uo pipefail
 case ${1:-} in
   kernels) filter='AllKernels/*' plugin=1 ;;
   rest) filter='-AllKernels/*' plugin=0 ;;
-  *) echo "usage: $0 kernels|rest" >&2; exit 2 ;;
+  all) filter='*' plugin=1 ;;
+  *) echo "usage: $0 kernels|rest|all" >&2; exit 2 ;;
 esac
 T0=$(date +%s)
 build/rmsnorm-bench --version 2>/dev/null || tar xJf .gpu/bundle.tar.xz || exit 9
@@ -29,7 +34,7 @@ echo "step rc=$? +$(($(date +%s) - T0))s"
 head -5 /tmp/gc/summary.txt 2>/dev/null
 grep -h "^MUTANT" /tmp/gc/gpu-tests.*.log | cut -c1-160
 grep -h "^\[  FAILED\|^\[       OK \]" /tmp/gc/gpu-tests.*.log | grep -v MutantCaught |
-  sed 's/^\[ *\([A-Z]*\) *\] /\1 /' | sort | head -60
+  sed 's/^\[ *\([A-Z]*\) *\] /\1 /' | sort | head -100
 mv /tmp/gc.log /tmp/gc/
 tar cJf "$OUT/gc-$1.tar.xz" -C /tmp gc
 echo "all done +$(($(date +%s) - T0))s"
