@@ -11,7 +11,8 @@
 #   bash reports/gpu-calls/planned/s40.sh all       both halves in one call (session 40: with
 #                                                   device starts failing at 90-180 s of device
 #                                                   time each, one call of 520 s costs less than
-#                                                   two; what is cut comes back as cut)
+#                                                   two; what is cut comes back as cut), with
+#                                                   memcheck's sansweep beside the shards
 # On an H100 (s39a.sh, 2026-12-05) the whole step in 16 shards ran past a call's 600 s; each half
 # should take 250-350 s there. The logs stay in /tmp/gc and travel back as one tar (a call
 # returns 8 files at most), made even when the step is cut (its own limit ends 80 s before the
@@ -28,9 +29,18 @@ build/rmsnorm-bench --version 2>/dev/null || tar xJf .gpu/bundle.tar.xz || exit 
 build/rmsnorm-bench --version
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 rm -rf /tmp/gc && mkdir -p /tmp/gc
+if [ "$1" = all ]; then
+  # Beside the shards (one core of 16): memcheck over the sansweep, the built-in strategies at
+  # M 1 and 3 and then the backward's persistent grids at M=100003, 240 s each at most.
+  SANITIZER_TOOLS=memcheck SANITIZER_TIMEOUT=240 STEPS=sansweep \
+    timeout 500 scripts/gpu-check.sh /tmp/gc/san >/tmp/gc-san.log 2>&1 &
+fi
 GTEST_FILTER=$filter PLUGIN_TESTS=$plugin GPU_SHARDS=16 STEP_TIMEOUT=480 STEPS=gpu \
   timeout 520 scripts/gpu-check.sh /tmp/gc >/tmp/gc.log 2>&1
 echo "step rc=$? +$(($(date +%s) - T0))s"
+wait
+[ -f /tmp/gc/san/summary.txt ] && grep -h "sanitizers over" /tmp/gc/san/summary.txt
+[ -f /tmp/gc-san.log ] && mv /tmp/gc-san.log /tmp/gc/
 head -5 /tmp/gc/summary.txt 2>/dev/null
 grep -h "^MUTANT" /tmp/gc/gpu-tests.*.log | cut -c1-160
 grep -h "^\[  FAILED\|^\[       OK \]" /tmp/gc/gpu-tests.*.log | grep -v MutantCaught |
