@@ -277,12 +277,12 @@ fi
 # compute-sanitizer over a tool sweep instead of the GPU tests (much faster: no validation
 # sweeps under the tool): each of SANITIZER_TOOLS over SANSWEEP_ARGS (default: the built-in
 # strategies, every op, H 1/127/4097/16384/32768, M 1 and 3, bf16 and fp32, contiguous,
-# misaligned and skewed rows, checked, untimed), then over SANSWEEP_ROWS_ARGS (default: the
-# backward's persistent grids at M=100003, H 127 and 1000, past one wave, so each block's
-# rows follow one another through its ring and partial row; empty skips it), each with its
-# own SANITIZER_TIMEOUT and an error count per tool and sweep in the summary.
+# misaligned and skewed rows, checked, untimed; empty skips it), then over SANSWEEP_ROWS_ARGS
+# (default: the backward's persistent grids at M=100003, H 127 and 1000, past one wave, so each
+# block's rows follow one another through its ring and partial row; empty skips it), each with
+# its own SANITIZER_TIMEOUT and an error count per tool and sweep in the summary.
 if want sansweep; then
-  SANSWEEP_ARGS=${SANSWEEP_ARGS:---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned,skewed --no-time --quiet}
+  SANSWEEP_ARGS=${SANSWEEP_ARGS---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned,skewed --no-time --quiet}
   SANSWEEP_ROWS_ARGS=${SANSWEEP_ROWS_ARGS-"--kernel row-vector,chunked,staged,auto --op bwd,add-bwd --H 127,1000 --M 100003 --dtype bf16,fp32 --layout contiguous,skewed --no-time --quiet"}
   ss_state="" ss_bad=0
   for tool in $SANITIZER_TOOLS; do

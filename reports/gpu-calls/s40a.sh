@@ -1,22 +1,20 @@
 #!/usr/bin/env bash
-# Calls A1 and A2, planned in session 39 (2026-12-05): the whole GPU-test step on main's head in
-# two calls, each carrying .gpu/bundle.tar.xz (unpacked only when the machine does not hold
-# build/ already), the second fired as soon as the first returns:
-#   bash reports/gpu-calls/planned/s40.sh kernels   the kernels' validation sweeps (AllKernels/*:
-#                                                   every built-in and vendor kernel over the
-#                                                   preset's five sweeps) and the plugin tests
-#   bash reports/gpu-calls/planned/s40.sh rest      every other GPU test but the wide one (call
-#                                                   B's): the 26 numerics mutants, LongRows,
-#                                                   ReadOnlyInputs, DeviceFault, cuDNN, cuBLAS...
-#   bash reports/gpu-calls/planned/s40.sh all       both halves in one call (session 40: with
-#                                                   device starts failing at 90-180 s of device
-#                                                   time each, one call of 520 s costs less than
-#                                                   two; what is cut comes back as cut), with
-#                                                   memcheck's sansweep beside the shards
-# On an H100 (s39a.sh, 2026-12-05) the whole step in 16 shards ran past a call's 600 s; each half
-# should take 250-350 s there. The logs stay in /tmp/gc and travel back as one tar (a call
-# returns 8 files at most), made even when the step is cut (its own limit ends 80 s before the
-# call's).
+# Ran in session 40 (2026-12-05 23:08-23:15 UTC, 435 s, NVIDIA H100 80GB HBM3, driver
+# 580.159.04) as `bash reports/gpu-calls/s40a.sh all`, carrying .gpu/bundle.tar.xz (58bce4c's
+# build; scripts/pack-gpu.sh): the whole GPU-test step of scripts/gpu-check.sh in 16 shards with
+# the plugin tests beside them, and memcheck's sansweep beside those. Results in
+# reports/gpu-check.txt (session 40). Written in session 39 as planned/s40.sh:
+#   s40a.sh kernels   the kernels' validation sweeps (AllKernels/*: every built-in and vendor
+#                     kernel over the preset's five sweeps) and the plugin tests
+#   s40a.sh rest      every other GPU test but the wide one: the 26 numerics mutants,
+#                     LongRows, ReadOnlyInputs, DeviceFault, cuDNN, cuBLAS...
+#   s40a.sh all       both in one call (session 40: with device starts failing at 90-180 s of
+#                     device time each, one call of 520 s cost less than two), with memcheck's
+#                     sansweep beside the shards
+# On an H100 (s39a.sh, 2026-12-05) the whole step, with the plugin tests after the shards, ran
+# past a call's 600 s; with them beside the shards it took 435 s here. The logs stay in /tmp/gc
+# and travel back as one tar (a call returns 8 files at most), made even when the step is cut
+# (its own limit ends 80 s before the call's).
 set -uo pipefail
 case ${1:-} in
   kernels) filter='AllKernels/*' plugin=1 ;;
