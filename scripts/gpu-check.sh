@@ -32,8 +32,8 @@
 # OUTDIR so far. gpu and sanitizer, when both run, run at the same time (neither is timed).
 # Exit status: 0 when every step recorded in OUTDIR passed (the summary's "steps" line names
 # those that passed, failed and did not run), 1 when one failed or none is recorded, 2 for an
-# unknown step in STEPS or a build that failed. STEPS=summary writes the summary alone. vendor, strategies and bisect measure and show;
-# they pass when they ran.
+# unknown step in STEPS or a build that failed. STEPS=summary writes the summary alone. vendor,
+# strategies and bisect measure and show; they pass when they ran.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/gpu-check.sh OUTDIR}
@@ -54,8 +54,9 @@ STEPS=" ${STEPS:-gpu sanitizer wide cpu sweep quick scaleout} "
 ALL_STEPS="gpu sanitizer wide cpu sweep quick scaleout same vendor sansweep strategies bisect"
 # "summary" runs nothing: it writes the summary and the exit status from what OUTDIR holds (a
 # check split over calls, each call's state/ copied into one OUTDIR).
-for s in $STEPS; do
-  [[ " $ALL_STEPS summary " == *" $s "* ]] || { echo "gpu-check: STEPS: unknown step '$s' (steps: $ALL_STEPS summary)" >&2; exit 2; }
+for step in $STEPS; do
+  [[ " $ALL_STEPS summary " == *" $step "* ]] ||
+    { echo "gpu-check: STEPS: unknown step '$step' (steps: $ALL_STEPS summary)" >&2; exit 2; }
 done
 mkdir -p "$OUT/state"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
@@ -396,10 +397,10 @@ step_ok() {
 # so a check split over calls by STEPS (into one OUT or several) is judged by what ran; the
 # summary's first lines name the steps that passed, failed and did not run.
 steps_passed="" steps_failed="" steps_missing=""
-for s in $ALL_STEPS; do
-  if [ ! -e "$OUT/state/$s.env" ]; then steps_missing="$steps_missing $s"
-  elif step_ok "$s"; then steps_passed="$steps_passed $s"
-  else steps_failed="$steps_failed $s"; fi
+for step in $ALL_STEPS; do
+  if [ ! -e "$OUT/state/$step.env" ]; then steps_missing="$steps_missing $step"
+  elif step_ok "$step"; then steps_passed="$steps_passed $step"
+  else steps_failed="$steps_failed $step"; fi
 done
 {
   echo "commit=$commit"
