@@ -39,6 +39,14 @@ CLI::Validator parses_as(F parse) {
       "");
 }
 
+// A path option given as "" (an unset shell variable, say): refused, where it would otherwise
+// read as the current directory or as the option's default.
+inline CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string { return s.empty() ? std::string("an empty path; give a file or directory") : ""; },
+      "");
+}
+
 // An option read as text, checked by `parse` at parse time, and stored into `target` as
 // parse's result. `form` is the value's name in --help, `default_text` its shown default.
 template <class T, class Parse>

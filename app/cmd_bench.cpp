@@ -459,9 +459,9 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
       "Bytes each way of the copy that sets the ceiling (% of copy); a problem's own size gives the "
       "ceiling a copy reaches at that size (ramp-up and tail included); bytes or K/M/G suffix",
       "1G");
-  app.add_option("--out", o.out_dir, "Output directory");
-  app.add_option("--csv", o.csv, "CSV path")->default_str("OUT/results.csv");
-  app.add_option("--md", o.md, "Markdown report path")->default_str("OUT/report.md");
+  app.add_option("--out", o.out_dir, "Output directory")->check(non_empty_path());
+  app.add_option("--csv", o.csv, "CSV path")->check(non_empty_path())->default_str("OUT/results.csv");
+  app.add_option("--md", o.md, "Markdown report path")->check(non_empty_path())->default_str("OUT/report.md");
   add_parsed(
       app, "--device", o.device, [](const std::string& s) { return parse_int_in(s, 0, kMaxDeviceIndex); }, "INDEX",
       fmt::format("CUDA device index (0 to {})", kMaxDeviceIndex), std::to_string(o.device));

@@ -518,7 +518,8 @@ CLI::App* setup_bisect(CLI::App& app, BisectOptions& o) {
       "minimal reproducer (exit 0 agree, 1 diverge, 2 usage, 3 no GPU, 4 CUDA error)");
   const std::vector<const CLI::Option*> case_options = add_case_options(*sub, o);
   CLI::Option* out = sub->add_option(
-      "--out", o.out_dir, "Reproducer directory (inputs and both outputs as .npy, case.ini, bisect.md)");
+                             "--out", o.out_dir, "Reproducer directory (inputs and both outputs as .npy, case.ini, bisect.md)")
+                         ->check(non_empty_path());
   CLI::Option* no_shrink = sub->add_flag("--no-shrink", o.no_shrink,
                                          "Keep the case as given (default: shrink to a minimal reproducer)");
   CLI::Option* plots = sub->add_flag(

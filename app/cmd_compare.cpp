@@ -60,7 +60,7 @@ CLI::App* setup_compare(CLI::App& app, CompareCmdOptions& o) {
       [](const std::string& s) { return parse_double_in(s, 0.0, 1000.0); }, "PCT",
       "Bandwidth drop in % (0 to 1000) that fails the gate when it also exceeds both rows' noise added",
       fmt::format("{:g}", o.compare.max_slowdown_pct));
-  sub->add_option("--md", o.md, "Also write a markdown report here")->default_str("none");
+  sub->add_option("--md", o.md, "Also write a markdown report here")->check(non_empty_path())->default_str("none");
   sub->add_flag("--allow-missing", o.compare.allow_missing,
                 "A baseline case absent from CURRENT is listed, not a regression (default: off)");
   sub->add_flag("--ignore-gpu", o.compare.ignore_gpu, "Compare files measured on different GPUs (default: off)");

@@ -6,6 +6,7 @@
 #include <exception>
 #include <utility>
 
+#include "app/cli_checks.h"
 #include "reports/atomic_file.h"
 #include "reports/csv_reader.h"
 #include "reports/csv_writer.h"
@@ -28,7 +29,7 @@ CLI::App* setup_merge(CLI::App& app, MergeOptions& o) {
       ->required()
       ->check(CLI::ExistingFile)
       ->default_str("");
-  sub->add_option("-o,--output", o.output, "The merged CSV")->required();
+  sub->add_option("-o,--output", o.output, "The merged CSV")->required()->check(non_empty_path());
   sub->add_flag("--update", o.update,
                 "A later input's row replaces an earlier input's row of the same case, in its place "
                 "(e.g. a baseline refreshed with the cases measured again); without it that is a conflict "

@@ -150,7 +150,16 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"csv_in_proc", {"--csv", "/proc/rb-nope/results.csv"}, {"--csv", "/proc/rb-nope"}},
                       BadInput{"md_is_a_directory", {"--md", "/tmp"}, {"--md", "directory"}},
                       BadInput{"csv_and_md_same", {"--csv", "/tmp/rb-same.out", "--md", "/tmp/rb-same.out"},
-                               {"--csv/--md"}}),
+                               {"--csv/--md"}},
+                      // An empty path (an unset shell variable) would read as the current directory
+                      // or the default: refused in every command.
+                      BadInput{"out_empty", {"--out", ""}, {"--out", "empty path"}},
+                      BadInput{"csv_empty", {"--csv", ""}, {"--csv", "empty path"}},
+                      BadInput{"md_empty", {"--md", ""}, {"--md", "empty path"}},
+                      BadInput{"bisect_out_empty", {"bisect", "--kernel", "naive", "--out", ""}, {"--out", "empty path"}},
+                      BadInput{"merge_output_empty", {"merge", "/dev/null", "-o", ""}, {"--output", "empty path"}},
+                      BadInput{"compare_md_empty", {"compare", "/dev/null", "/dev/null", "--md", ""},
+                               {"--md", "empty path"}}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
 
 // --csv and --md naming one file by different texts: through a symlinked directory, or
