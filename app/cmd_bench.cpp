@@ -89,13 +89,13 @@ Sweep apply_options(Sweep s, const BenchOptions& o) {
   return s;
 }
 
-// The sweeps a run expands: the preset's (validation: its five; wide: tensors past 2^31
-// elements; harness/case.h), each with the options' overrides.
+// The sweeps a run expands: the preset's (validation: its five; wide: its two, tensors past
+// 2^31 elements; harness/case.h), each with the options' overrides.
 std::vector<Sweep> build_sweeps(const BenchOptions& o) {
-  if (o.preset == "wide") return {apply_options(wide_sweep(default_kernels()), o)};
-  if (o.preset != "validation") return {apply_options(default_bench_sweep(), o)};
+  if (o.preset != "validation" && o.preset != "wide") return {apply_options(default_bench_sweep(), o)};
   std::vector<Sweep> v;
-  for (Sweep base : validation_sweeps(default_kernels())) v.push_back(apply_options(std::move(base), o));
+  for (Sweep base : o.preset == "wide" ? wide_sweeps(default_kernels()) : validation_sweeps(default_kernels()))
+    v.push_back(apply_options(std::move(base), o));
   return v;
 }
 
@@ -341,8 +341,8 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
       },
       "", "trimmed");
   app.add_option("--preset", o.preset,
-                 "Base sweep the other options override: bench, validation or wide (bf16 tensors past 2^31 "
-                 "elements: M=524289, H=4096; up to 17 GiB of device memory a case)")
+                 "Base sweep the other options override: bench, validation or wide (tensors past 2^31 "
+                 "elements: bf16 and fp32 M=524289 H=4096, bf16 M=524162 H=4097; up to 34 GiB of device memory a case)")
       ->check(CLI::IsMember({"bench", "validation", "wide"}));
   app.add_option("--H", o.H,
                  fmt::format("Hidden sizes (>= 1): 4096 | 1024,4096,4097 | 1024:16384:x2 | 128:1024:+128 (a range "

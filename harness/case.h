@@ -141,11 +141,13 @@ Sweep validation_sweep(const std::vector<std::string>& kernels);  // [0]
 Sweep validation_fp8_sweep(const std::vector<std::string>& kernels);  // [2]
 std::vector<Sweep> validation_rows_sweeps(const std::vector<std::string>& kernels);  // [3], [4]
 
-// The wide sweep (`--preset wide`): tensors past 2^31 elements and 2^32 bytes, where index or
-// offset arithmetic in 32 bits wraps. Every op, bf16 (w and the residual stream too), H=4096,
-// M=524289 = 2^19 + 1: the last row starts at element 2^31 and byte 2^32 of each tensor.
-// 4 GiB a tensor: up to about 17 GiB of device memory a case (add-bwd) and 13 GiB of host
-// memory, so it is a preset of its own and not part of the validation preset.
-Sweep wide_sweep(const std::vector<std::string>& kernels);
+// The wide sweeps (`--preset wide`): tensors past 2^31 elements and 2^32 bytes, where index or
+// offset arithmetic in 32 bits wraps. Every op, contiguous, w and the residual stream in x's
+// dtype: [0] bf16 and fp32, H=4096, M=524289 = 2^19 + 1 (the last row starts at element 2^31,
+// byte 2^32 in bf16 and 2^33 in fp32); [1] bf16 H=4097, M=524162 (odd rows: the last starts at
+// element 2^31 + 3969). Up to 8 GiB a tensor: up to about 34 GiB of device memory a case (fp32
+// add-bwd) and 26 GiB of host memory, so it is a preset of its own and not part of the
+// validation preset.
+std::vector<Sweep> wide_sweeps(const std::vector<std::string>& kernels);
 
 }  // namespace rb

@@ -24,7 +24,7 @@
 # 4097; auto, cudnn, cublas side by side) and cuDNN's every engine on one case.
 # The step "wide" runs the GPU test of tensors past 2^31 elements and 4 GiB (--preset wide:
 # every built-in kernel passes, mutant-offset-32bit is caught) alone, after the GPU tests: a
-# case takes up to 17 GiB of device memory and 13 GiB of host memory, too much beside the
+# case takes up to 34 GiB of device memory and 26 GiB of host memory, too much beside the
 # shards, which leave it out.
 # STEPS (default: all of "gpu sanitizer wide cpu sweep quick scaleout") runs some steps only, so a
 # check can be split over several sessions of a time-limited machine: each step leaves its
@@ -40,7 +40,7 @@ OUT=${1:?usage: scripts/gpu-check.sh OUTDIR}
 BUILD=${BUILD_DIR:-build}
 BEFORE_BIN=${BEFORE_BIN:-build-before/rmsnorm-bench}
 SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-420}
-# A device fault is what a sanitizer reports; the wide tensors (17 GiB a case) have a step of their own.
+# A device fault is what a sanitizer reports; the wide tensors (up to 34 GiB a case) have a step of their own.
 SANITIZER_FILTER=${SANITIZER_FILTER:-*-DeviceFault.*:WideTensors.*}
 STEP_TIMEOUT=${STEP_TIMEOUT:-300}  # bounds each of the other steps
 mkdir -p "$OUT"
@@ -410,7 +410,7 @@ done
   echo "gpu_tests: rc=${gpu_rc:-not run} passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0}"
   echo "mutants_caught=${mutants_caught:-0}/${mutants_total:-?}"
   echo "plugin: ${plugin_mutants:-not run}"
-  echo "wide tensors (bf16 M=524289 H=4096, every op, built-in kernels): rc=${wide_rc:-not run}, ${wide_pass:-0} of ${wide_cases:-0} cases pass (mutants among them); ${wide_mutant:-}"
+  echo "wide tensors (bf16 and fp32 M=524289 H=4096, bf16 M=524162 H=4097; every op, built-in kernels): rc=${wide_rc:-not run}, ${wide_pass:-0} of ${wide_cases:-0} cases pass (mutants among them); ${wide_mutant:-}"
   echo "cpu_tests: rc=${cpu_rc:-not run} passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
   echo "sanitizer ($SANITIZER_TOOLS; filters ${san_filter:-}):${san_state:- not run}; all clean: ${san_errors:-unknown}; gpu tests passed under them=${san_pass:-0}"
   echo "sweep: rc=${sweep_rc:-not run}, ${sweep_line:-}"

@@ -201,12 +201,13 @@ TEST_F(CliTest, ListItemsMayHaveSpacesAroundThem) {
   EXPECT_NE(r.output.find("8 case(s), more than --max-cases 7"), std::string::npos) << r.output;
 }
 
-// --preset wide plans one case per op a kernel implements (bf16, M=524289, H=4096: tensors
-// past 2^31 elements), refused here by --max-cases 3 naming its count: naive's 4 ops.
-TEST_F(CliTest, WidePresetPlansOneCasePerOp) {
-  const RunResult r = run_bench({"--preset", "wide", "--kernel", "naive", "--max-cases", "3"});
+// --preset wide plans one case per op a kernel implements for each of its three (dtype, H):
+// bf16 and fp32 H=4096, bf16 H=4097, tensors past 2^31 elements; refused here by --max-cases
+// 11 naming its count: naive's 4 ops, 3 times.
+TEST_F(CliTest, WidePresetPlansOneCasePerOpDtypeAndH) {
+  const RunResult r = run_bench({"--preset", "wide", "--kernel", "naive", "--max-cases", "11"});
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("4 case(s), more than --max-cases 3"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("12 case(s), more than --max-cases 11"), std::string::npos) << r.output;
 }
 
 // --plugin is taken by every command, before or after the subcommand's name.

@@ -752,27 +752,30 @@ TEST(HarnessCase, ManyRowsSweepsRunPastOneWaveOfEveryPersistentGrid) {
   EXPECT_EQ(all[2].y_scales, (std::vector<double>{1.0, 300.0}));
 }
 
-// The wide sweep: every op, one case each, whose tensors' last row starts at element 2^31
-// (past a signed 32-bit index) and byte 2^32 (past a 32-bit byte offset) of each tensor,
-// contiguous, in bf16 throughout (one 2-byte dtype: 4 GiB a tensor).
-TEST(HarnessCase, WideSweepSpansPast32BitIndicesAndOffsets) {
-  const Sweep s = wide_sweep({"naive"});
-  const std::vector<Case> cases = expand(s);
-  ASSERT_EQ(cases.size(), 4u);
-  std::set<Op> ops;
-  for (const Case& c : cases) {
-    ops.insert(c.op);
-    EXPECT_EQ(c.dtype, DType::bf16);
-    EXPECT_EQ(c.wdtype, DType::bf16);
-    EXPECT_EQ(c.rdtype, DType::bf16);
-    EXPECT_EQ(c.layout, Layout::contiguous);
-    const std::int64_t last_row_start = (c.M - 1) * c.H;
-    EXPECT_GE(last_row_start, std::int64_t{1} << 31);
-    EXPECT_GE(last_row_start * 2, std::int64_t{1} << 32);
-    // Not much past: the rows before the last fit 2^31 elements.
-    EXPECT_LE((c.M - 2) * c.H, std::int64_t{1} << 31);
-  }
-  EXPECT_EQ(ops.size(), 4u);
+// The wide sweeps: every op, one case each per dtype and H, whose tensors' last row starts at
+// element 2^31 (past a signed 32-bit index) and byte 2^32 (past a 32-bit byte offset) of each
+// tensor, and not much past (the row before the last starts inside 2^31 elements), contiguous,
+// w and the residual stream in x's dtype: bf16 and fp32 rows of whole 16-byte vectors (H=4096),
+// bf16 odd rows (H=4097).
+TEST(HarnessCase, WideSweepsSpanPast32BitIndicesAndOffsets) {
+  std::map<std::pair<DType, std::int64_t>, std::set<Op>> ops;  // (dtype, H) -> ops
+  for (const Sweep& s : wide_sweeps({"naive"}))
+    for (const Case& c : expand(s)) {
+      const std::pair<DType, std::int64_t> key{c.dtype, c.H};
+      EXPECT_TRUE(ops[key].insert(c.op).second) << "two cases of one op";
+      EXPECT_EQ(c.wdtype, c.dtype);
+      EXPECT_EQ(c.rdtype, c.dtype);
+      EXPECT_EQ(c.layout, Layout::contiguous);
+      const std::int64_t last_row_start = (c.M - 1) * c.H;
+      EXPECT_GE(last_row_start, std::int64_t{1} << 31);
+      EXPECT_GE(last_row_start * static_cast<std::int64_t>(dtype_size(c.dtype)), std::int64_t{1} << 32);
+      EXPECT_LT((c.M - 2) * c.H, std::int64_t{1} << 31);
+    }
+  const std::set<Op> every{Op::fwd, Op::bwd, Op::add, Op::add_bwd};
+  EXPECT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[std::make_pair(DType::bf16, std::int64_t{4096})], every);
+  EXPECT_EQ(ops[std::make_pair(DType::f32, std::int64_t{4096})], every);
+  EXPECT_EQ(ops[std::make_pair(DType::bf16, std::int64_t{4097})], every);
 }
 
 // The device hash of an allocation (hash_guarded, by which the runner sees a kernel write

@@ -418,24 +418,24 @@ TEST(ReadOnlyInputs, AKernelThatWritesAnInputFailsAndTheNextReadsItRestored) {
   EXPECT_EQ(naive, mutant);
 }
 
-// Tensors past 2^31 elements and 4 GiB (--preset wide: bf16, M=524289, H=4096, every op; each
-// tensor's last row starts at element 2^31 and byte 2^32): every built-in kernel indexes them
-// right, checked like any case (2048 rows spread over the tensor, the last among them, and
-// the poison scan over all of it), and mutant-offset-32bit, whose row offsets wrap at 4 GiB,
-// is caught. The vendor kernels are left out (their limits are theirs, and a fault in one
-// would end the process's context for the kernels after it). Up to 17 GiB of device memory
-// and 13 GiB of host memory a case: scripts/gpu-check.sh runs it alone (its `wide` step),
-// never beside the sharded tests; a case the device cannot hold is a skip (the reason says
-// so), and the test skips when none fits.
+// Tensors past 2^31 elements and 4 GiB (--preset wide: every op on bf16 and fp32 rows of
+// H=4096 and bf16 odd rows of H=4097, each tensor's last row past element 2^31 and byte 2^32):
+// every built-in kernel indexes them right, checked like any case (2048 rows spread over the
+// tensor, the last among them, and the poison scan over all of it), and mutant-offset-32bit,
+// whose row offsets wrap at 4 GiB, is caught. The vendor kernels are left out (their limits
+// are theirs, and a fault in one would end the process's context for the kernels after it).
+// Up to 34 GiB of device memory and 26 GiB of host memory a case (fp32 add-bwd):
+// scripts/gpu-check.sh runs it alone (its `wide` step), never beside the sharded tests; a case
+// the device cannot hold is a skip (the reason says so), and the test skips when none fits.
 TEST(WideTensors, EveryBuiltInKernelIndexesPast32Bits) {
   RB_REQUIRE_GPU();
   std::vector<std::string> kernels;
   for (const KernelInfo& k : kernel_registry())
     if (!k.mutant && k.provider == "builtin" && k.unavailable.empty()) kernels.push_back(k.name);
   for (const std::string& m : test::kWideOnlyMutants) kernels.push_back(m);
-  const Sweep s = wide_sweep(kernels);
-  const std::vector<Record> recs = run_sweep(s);
-  EXPECT_EQ(recs.size(), count_cases({s}));
+  const std::vector<Sweep> sweeps = wide_sweeps(kernels);
+  const std::vector<Record> recs = run_sweeps(sweeps);
+  EXPECT_EQ(recs.size(), count_cases(sweeps));
   std::map<std::string, std::pair<int, int>> mutant_counts;  // failed, cases
   std::size_t no_memory = 0;  // cases a smaller device cannot hold: skipped, said why
   for (const Record& r : recs) {
@@ -454,12 +454,12 @@ TEST(WideTensors, EveryBuiltInKernelIndexesPast32Bits) {
     }
     Problem p;
     p.op = *parse_op(r.op);
-    p.x = p.w = p.r = DType::bf16;
+    p.x = p.w = p.r = *parse_dtype(r.dtype);
     if (r.status == Status::skip && r.H > k->max_H(p)) continue;  // beyond the H the kernel holds
     EXPECT_EQ(r.status, Status::pass) << describe(r);
     EXPECT_GT(r.rows_checked, 1) << describe(r);
   }
-  if (no_memory == recs.size()) GTEST_SKIP() << "the device cannot hold a wide case (up to 17 GiB)";
+  if (no_memory == recs.size()) GTEST_SKIP() << "the device cannot hold a wide case (up to 34 GiB)";
   for (const std::string& m : test::kWideOnlyMutants) {
     const auto [failed, cases] = mutant_counts[m];
     if (cases == 0) continue;  // its case did not fit the device
