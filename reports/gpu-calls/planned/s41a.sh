@@ -27,7 +27,7 @@ SANITIZER_TOOLS=racecheck SANITIZER_TIMEOUT=260 STEPS=sansweep scripts/gpu-check
 (timeout 200 build-before/rmsnorm-bench --op bwd --kernel naive,chunked --dtype fp32 --M 1 --H 268435456 \
   --no-time --quiet --out $R/long-before >$R/long-before.log 2>&1
  echo "d280f13 long rows bwd rc=$? $(el)" >$R/long-before.rc) &
-STEPS=wide STEP_TIMEOUT=330 scripts/gpu-check.sh $R/wd >$R/wd.log 2>&1
+STEPS=wide WIDE_TIMEOUT=330 scripts/gpu-check.sh $R/wd >$R/wd.log 2>&1
 echo "wide rc=$? $(el)"; grep -h "wide tensors" $R/wd/summary.txt
 grep -h "^WIDE\|^MUTANT\|FAILED" $R/wd/wide-tests.log | cut -c1-200 | head -70
 wait
