@@ -92,10 +92,10 @@ Sweep apply_options(Sweep s, const BenchOptions& o) {
 // The sweeps a run expands: the preset's (validation: its five; wide: its two, tensors past
 // 2^31 elements; harness/case.h), each with the options' overrides.
 std::vector<Sweep> build_sweeps(const BenchOptions& o) {
-  if (o.preset != "validation" && o.preset != "wide") return {apply_options(default_bench_sweep(), o)};
-  std::vector<Sweep> v;
-  for (Sweep base : o.preset == "wide" ? wide_sweeps(default_kernels()) : validation_sweeps(default_kernels()))
-    v.push_back(apply_options(std::move(base), o));
+  std::vector<Sweep> v = o.preset == "wide"         ? wide_sweeps(default_kernels())
+                         : o.preset == "validation" ? validation_sweeps(default_kernels())
+                                                    : std::vector<Sweep>{default_bench_sweep()};
+  for (Sweep& s : v) s = apply_options(std::move(s), o);
   return v;
 }
 

@@ -317,22 +317,32 @@ std::vector<Sweep> validation_rows_sweeps(const std::vector<std::string>& kernel
   return {short_rows, long_rows};
 }
 
+namespace {
+
+// The fewest rows of H whose last row starts at element 2^31 or past it: one row more than
+// ceil(2^31 / H). The row before the last then starts inside 2^31 elements.
+std::int64_t rows_past_2_31(std::int64_t H) {
+  constexpr std::int64_t kElements = std::int64_t{1} << 31;
+  return (kElements + H - 1) / H + 1;
+}
+
+}  // namespace
+
 std::vector<Sweep> wide_sweeps(const std::vector<std::string>& kernels) {
   Sweep vector_rows;
   vector_rows.kernels = kernels;
   vector_rows.dtypes = {DType::bf16, DType::f32};
-  vector_rows.Ms = {(std::int64_t{1} << 19) + 1};
   vector_rows.Hs = {4096};
+  vector_rows.Ms = {rows_past_2_31(4096)};  // 2^19 + 1
   vector_rows.eps = {1e-5};
   vector_rows.dists = {Dist::normal};
   vector_rows.layouts = {Layout::contiguous};
   // Odd rows take other code than whole 16-byte vectors (scalar heads and tails, row-vector's
-  // shifted columns, chunked's misaligned passes): M = 524162 is the least whose last row of
-  // 4097 starts past element 2^31 (524161 * 4097 = 2^31 + 3969).
+  // shifted columns, chunked's misaligned passes).
   Sweep odd_rows = vector_rows;
   odd_rows.dtypes = {DType::bf16};
-  odd_rows.Ms = {524162};
   odd_rows.Hs = {4097};
+  odd_rows.Ms = {rows_past_2_31(4097)};  // 524162: its last row starts at element 2^31 + 3969
   return {vector_rows, odd_rows};
 }
 
