@@ -8,7 +8,8 @@
 # Uses an existing build in ${BUILD_DIR:-build} (so a build made elsewhere can be carried to
 # the GPU machine), building first only when the binaries are missing.
 # SANITIZER_TIMEOUT (seconds, default 420) bounds the memcheck pass, WIDE_TIMEOUT (600) the
-# wide step, STEP_TIMEOUT (300) each other step; a step cut short is reported as such in the summary (rc 124), never as clean.
+# wide step, STEP_TIMEOUT (300) each other step; a step cut short is reported as such in the
+# summary (rc 124), never as clean.
 # GTEST_FILTER narrows the GPU tests and PLUGIN_TESTS=0 leaves the plugin tests out, so the
 # step can be split over device calls of limited length (the mutants caught, and their total,
 # are then of the filter's tests alone).
@@ -43,16 +44,9 @@ SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-420}
 # A device fault is what a sanitizer reports; the wide tensors (up to 34 GiB a case) have a step of their own.
 SANITIZER_FILTER=${SANITIZER_FILTER:-*-DeviceFault.*:WideTensors.*}
 STEP_TIMEOUT=${STEP_TIMEOUT:-300}  # bounds each of the other steps
-# The wide step's own bound: 60 cases past 2^31 elements, up to 34 GiB each (58 s for its first
-# 20, bf16 H=4096, on an H100; fp32's take twice the bytes).
+# The wide step's own bound: --preset wide's 60 cases, up to 34 GiB each (its first 20, bf16
+# H=4096, took 58 s on an H100; fp32's take twice the bytes).
 WIDE_TIMEOUT=${WIDE_TIMEOUT:-600}
-mkdir -p "$OUT"
-BIN=$BUILD/rmsnorm-bench
-GPU_TESTS=$BUILD/tests/rb_gpu_tests
-CPU_TESTS=$BUILD/tests/rb_cpu_tests
-# The plugin tests have binaries of their own (a loaded plugin stays registered in-process).
-GPU_PLUGIN_TESTS=$BUILD/tests/rb_gpu_plugin_tests
-CPU_PLUGIN_TESTS=$BUILD/tests/rb_cpu_plugin_tests
 STEPS=" ${STEPS:-gpu sanitizer wide cpu sweep quick scaleout} "
 ALL_STEPS="gpu sanitizer wide cpu sweep quick scaleout same vendor sansweep strategies bisect"
 # "summary" runs nothing: it writes the summary and the exit status from what OUTDIR holds (a
@@ -61,6 +55,13 @@ for step in $STEPS; do
   [[ " $ALL_STEPS summary " == *" $step "* ]] ||
     { echo "gpu-check: STEPS: unknown step '$step' (steps: $ALL_STEPS summary)" >&2; exit 2; }
 done
+mkdir -p "$OUT"
+BIN=$BUILD/rmsnorm-bench
+GPU_TESTS=$BUILD/tests/rb_gpu_tests
+CPU_TESTS=$BUILD/tests/rb_cpu_tests
+# The plugin tests have binaries of their own (a loaded plugin stays registered in-process).
+GPU_PLUGIN_TESTS=$BUILD/tests/rb_gpu_plugin_tests
+CPU_PLUGIN_TESTS=$BUILD/tests/rb_cpu_plugin_tests
 mkdir -p "$OUT/state"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 if [ -f .gpu/bundle.tar.xz ] && [ ! -x "$BIN" ]; then tar xJf .gpu/bundle.tar.xz; fi  # scripts/pack-gpu.sh
@@ -413,7 +414,7 @@ done
   echo "gpu_tests: rc=${gpu_rc:-not run} passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0}"
   echo "mutants_caught=${mutants_caught:-0}/${mutants_total:-?}"
   echo "plugin: ${plugin_mutants:-not run}"
-  echo "wide tensors (bf16 and fp32 M=524289 H=4096, bf16 M=524162 H=4097; every op, built-in kernels): rc=${wide_rc:-not run}, ${wide_pass:-0} of ${wide_cases:-0} cases pass (mutants among them); ${wide_mutant:-}"
+  echo "wide tensors (--preset wide, every op, built-in kernels): rc=${wide_rc:-not run}, ${wide_pass:-0} of ${wide_cases:-0} cases pass (mutants among them); ${wide_mutant:-}"
   echo "cpu_tests: rc=${cpu_rc:-not run} passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
   echo "sanitizer ($SANITIZER_TOOLS; filters ${san_filter:-}):${san_state:- not run}; all clean: ${san_errors:-unknown}; gpu tests passed under them=${san_pass:-0}"
   echo "sweep: rc=${sweep_rc:-not run}, ${sweep_line:-}"

@@ -44,5 +44,5 @@ rc=0
 STEPS="gpu bogus" scripts/gpu-check.sh "$TMP/bad" >"$TMP/bad.txt" 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "unknown step: exit $rc, want 2"
 grep -q "STEPS: unknown step 'bogus'" "$TMP/bad.txt" || { cat "$TMP/bad.txt"; fail "want the unknown step named"; }
-[ ! -e "$TMP/bad/summary.txt" ] || fail "an unknown step must stop before anything runs"
+[ ! -e "$TMP/bad" ] || fail "an unknown step must stop before anything runs, OUTDIR not made"
 echo "gpu-check verdicts: 6 of 6 as expected"
