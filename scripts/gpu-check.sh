@@ -55,6 +55,10 @@ for step in $STEPS; do
   [[ " $ALL_STEPS summary " == *" $step "* ]] ||
     { echo "gpu-check: STEPS: unknown step '$step' (steps: $ALL_STEPS summary)" >&2; exit 2; }
 done
+# SANSWEEP_SHARDS (the step sansweep's processes a sweep), checked before anything runs.
+SANSWEEP_SHARDS=${SANSWEEP_SHARDS:-1}
+[[ "$SANSWEEP_SHARDS" =~ ^[1-9][0-9]*$ ]] ||
+  { echo "gpu-check: SANSWEEP_SHARDS: '$SANSWEEP_SHARDS' is not a whole number from 1" >&2; exit 2; }
 mkdir -p "$OUT"
 BIN=$BUILD/rmsnorm-bench
 GPU_TESTS=$BUILD/tests/rb_gpu_tests
@@ -85,21 +89,42 @@ count() {
   for f in "$@"; do v=$(sed -n "s/^\[  $what  \] \([0-9]*\) test.*/\1/p" "$f" | tail -n 1); n=$((n + ${v:-0})); done
   echo "$n"
 }
-# sharded NAME SHARDS CMD...: runs the gtest binary CMD as SHARDS processes at once (gtest's
-# own sharding: each runs every SHARDS-th test), logs in OUT/NAME.K.log; returns the worst
-# exit status. The validation tests spend their time on the host (inputs, fp64 reference),
-# so shards on one GPU finish in about 1/SHARDS of the time; none of them is timed.
+# sharded NAME SHARDS CMD...: runs CMD as SHARDS processes at once, logs in OUT/NAME.K.log;
+# returns the worst exit status. Each process has gtest's sharding variables (a gtest binary
+# then runs every SHARDS-th test) and every @K@ in CMD replaced by its index K (the tool's
+# `--shard @K@/SHARDS` runs every SHARDS-th case). The validation tests and the sanitized
+# sweeps spend much of their time on the host (inputs, fp64 reference, the sanitizer's own
+# work), so shards on one GPU finish sooner; none of them is timed.
 sharded() {
   local name=$1 shards=$2 k rc=0 r; shift 2
   local pids=()
   for ((k = 0; k < shards; k++)); do
-    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k "$@" >"$OUT/$name.$k.log" 2>&1 &
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k "${@//@K@/$k}" >"$OUT/$name.$k.log" 2>&1 &
     pids+=($!)
   done
   for k in "${!pids[@]}"; do wait "${pids[$k]}"; r=$?; [ "$r" -gt "$rc" ] && rc=$r; done
   return "$rc"
 }
 GPU_SHARDS=${GPU_SHARDS:-4}
+# san_errors LOG...: compute-sanitizer's errors summed over its processes' logs: one "ERROR
+# SUMMARY: N errors" (racecheck: "RACECHECK SUMMARY: ... (N errors, ...") each; "unknown" when
+# a log has none (that process did not finish).
+san_errors() {
+  local n=0 f v
+  for f in "$@"; do
+    v=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$f" | tail -n 1)
+    [ -n "$v" ] || { echo unknown; return; }
+    n=$((n + v))
+  done
+  echo "$n"
+}
+# tally LOG...: the tool's closing counts ("N pass, N fail, N skip, N error") summed over the
+# logs of a sweep's shards (a shard cut short by a signal still prints what it finished).
+tally() {
+  local f
+  for f in "$@"; do grep -E '^[0-9]+ pass, [0-9]+ fail, [0-9]+ skip, [0-9]+ error' "$f" | tail -n 1; done |
+    awk '{ p += $1; f += $3; s += $5; e += $7 } END { printf "%d pass, %d fail, %d skip, %d error", p, f, s, e }'
+}
 
 # compute-sanitizer's tools: memcheck over SANITIZER_FILTER, the others (racecheck,
 # initcheck, synccheck) over SANITIZER_EXTRA_FILTER (default: the same), each sharded like
@@ -107,7 +132,7 @@ GPU_SHARDS=${GPU_SHARDS:-4}
 SANITIZER_TOOLS=${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}
 SANITIZER_EXTRA_FILTER=${SANITIZER_EXTRA_FILTER:-$SANITIZER_FILTER}
 run_sanitizer() {
-  local tool filter v f r
+  local tool filter v r
   san_rc=0
   san_state=""
   san_pass=0
@@ -124,14 +149,8 @@ run_sanitizer() {
     wait "$plugin_pid"
     v=$?; [ "$v" -gt "$r" ] && r=$v
     [ "$r" -gt "$san_rc" ] && san_rc=$r
-    # One "ERROR SUMMARY: N errors" (racecheck: "RACECHECK SUMMARY: ... (N errors, ...") per
-    # process; a log without one did not finish.
-    local errors=0
-    for f in "$OUT"/san-"$tool".*.log; do
-      v=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$f" | tail -n 1)
-      if [ -z "$v" ]; then errors=unknown; break; fi
-      errors=$((errors + v))
-    done
+    local errors
+    errors=$(san_errors "$OUT"/san-"$tool".*.log)
     if [ "$r" -eq 124 ]; then state="cut short after ${SANITIZER_TIMEOUT}s"; else state="rc=$r"; fi
     san_state="$san_state $tool: $state errors=$errors;"
     san_pass=$((san_pass + $(count PASSED "$OUT"/san-"$tool".*.log)))
@@ -288,6 +307,10 @@ fi
 # (default: the backward's persistent grids at M=100003, H 127 and 1000, past one wave, so each
 # block's rows follow one another through its ring and partial row; empty skips it), each with
 # its own SANITIZER_TIMEOUT and an error count per tool and sweep in the summary.
+# SANSWEEP_SHARDS (default 1) runs each sweep as that many processes at once, each under its
+# own sanitizer with the tool's --shard K/N, their CSVs merged into OUT/NAME/results.csv and
+# their errors and counts summed: on an H100 (2026-12-06) initcheck got through 11 of the rows
+# sweep's 128 cases in 400 s as one process, racecheck through 59 in 225 s.
 if want sansweep; then
   SANSWEEP_ARGS=${SANSWEEP_ARGS---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned,skewed --no-time --quiet}
   SANSWEEP_ROWS_ARGS=${SANSWEEP_ROWS_ARGS-"--kernel row-vector,chunked,staged,auto --op bwd,add-bwd --H 127,1000 --M 100003 --dtype bf16,fp32 --layout contiguous,skewed --no-time --quiet"}
@@ -297,16 +320,31 @@ if want sansweep; then
       args=$SANSWEEP_ARGS name=sansweep-$tool
       if [ "$sweep" = rows ]; then args=$SANSWEEP_ROWS_ARGS name=sansweep-rows-$tool; fi
       [ -n "$args" ] || continue
-      echo "[$(stamp)] compute-sanitizer $tool over a tool sweep ($sweep): $args"
-      # shellcheck disable=SC2086
-      timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 "$BIN" $args \
-        --out "$OUT/$name" >"$OUT/$name.log" 2>&1
-      r=$?
-      v=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$OUT/$name.log" | tail -n 1)
+      n=$SANSWEEP_SHARDS
+      echo "[$(stamp)] compute-sanitizer $tool over a tool sweep ($sweep, $n process(es)): $args"
+      if [ "$n" = 1 ]; then
+        # shellcheck disable=SC2086
+        timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 "$BIN" $args \
+          --out "$OUT/$name" >"$OUT/$name.log" 2>&1
+        r=$?
+        logs=("$OUT/$name.log")
+      else
+        # shellcheck disable=SC2086
+        sharded "$name" "$n" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 \
+          "$BIN" $args --shard "@K@/$n" --out "$OUT/$name/shards/@K@"
+        r=$?
+        logs=()
+        for ((k = 0; k < n; k++)); do logs+=("$OUT/$name.$k.log"); done
+        # The shards' rows in one CSV (a shard cut short left only its .partial file: merged
+        # from what finished, the cut shown by rc and the counts).
+        csvs=("$OUT/$name"/shards/*/results.csv)
+        [ -e "${csvs[0]}" ] && "$BIN" merge "${csvs[@]}" -o "$OUT/$name/results.csv" >"$OUT/$name.merge.log" 2>&1
+      fi
+      v=$(san_errors "${logs[@]}")
       label=$tool; [ "$sweep" = rows ] && label="$tool at many rows"
-      ss_state="$ss_state $label: rc=$r errors=${v:-unknown} ($(grep -E '^[0-9]+ pass' "$OUT/$name.log" | tail -n 1));"
-      [ "$r" = 0 ] && [ "${v:-unknown}" = 0 ] || ss_bad=1
-      echo "[$(stamp)] $label rc=$r errors=${v:-unknown}"
+      ss_state="$ss_state $label: rc=$r errors=$v ($(tally "${logs[@]}")$([ "$n" = 1 ] || echo ", $n processes"));"
+      [ "$r" = 0 ] && [ "$v" = 0 ] || ss_bad=1
+      echo "[$(stamp)] $label rc=$r errors=$v"
     done
   done
   save sansweep ss_state ss_bad

@@ -3,6 +3,9 @@
 # the exit status from the steps recorded in OUTDIR/state. Every recorded step passed: exit 0;
 # one failed (a GPU test, a sanitizer sweep's errors, the scale-out gate's wrong exit): exit 1,
 # the step named; nothing recorded: exit 1; an unknown step: exit 2 before anything runs.
+# Then the step sansweep split over processes (SANSWEEP_SHARDS), with stand-ins for
+# compute-sanitizer and the tool: each process gets its own --shard K/N and --out, their counts
+# and errors are summed, a process that reports an error or is cut short fails the step.
 #
 #   tests/gpu_check_verdict_test.sh RMSNORM_BENCH
 set -euo pipefail
@@ -45,4 +48,67 @@ STEPS="gpu bogus" scripts/gpu-check.sh "$TMP/bad" >"$TMP/bad.txt" 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "unknown step: exit $rc, want 2"
 grep -q "STEPS: unknown step 'bogus'" "$TMP/bad.txt" || { cat "$TMP/bad.txt"; fail "want the unknown step named"; }
 [ ! -e "$TMP/bad" ] || fail "an unknown step must stop before anything runs, OUTDIR not made"
-echo "gpu-check verdicts: 6 of 6 as expected"
+
+# The stand-ins. The tool: a sweep's shard K/N writes its --out and closes with "K+1 pass, 0
+# fail, K skip, 0 error"; merge concatenates. compute-sanitizer: runs its command, then prints
+# its summary with 1 error for the shard named by FAKE_SAN_FAULT, none (exit 124, as timeout
+# kills it) for the shard named by FAKE_SAN_CUT.
+mkdir -p "$TMP/fake/build" "$TMP/fake/bin"
+cat >"$TMP/fake/build/rmsnorm-bench" <<'SH'
+#!/usr/bin/env bash
+case $1 in
+  --version) echo "rmsnorm-bench 0.0.0 commit=stand-in"; exit 0 ;;
+  merge) shift; ins=(); while [ $# -gt 0 ]; do
+      case $1 in -o) out=$2; shift 2 ;; *) ins+=("$1"); shift ;; esac; done
+    cat "${ins[@]}" >"$out"; exit 0 ;;
+esac
+shard=0/1
+while [ $# -gt 0 ]; do case $1 in --shard) shard=$2; shift 2 ;; --out) out=$2; shift 2 ;; *) shift ;; esac; done
+mkdir -p "$out" && echo "shard $shard" >"$out/results.csv"
+k=${shard%/*}
+echo "$((k + 1)) pass, 0 fail, $k skip, 0 error"
+SH
+cat >"$TMP/fake/bin/compute-sanitizer" <<'SH'
+#!/usr/bin/env bash
+tool=$2; shift 4  # --tool TOOL --print-limit N
+"$@" || exit
+case " $* " in *" --shard ${FAKE_SAN_CUT:-none} "*) exit 124 ;; esac
+e=0; case " $* " in *" --shard ${FAKE_SAN_FAULT:-none} "*) e=1 ;; esac
+if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: $e hazards displayed ($e errors, 0 warnings)"
+else echo "========= ERROR SUMMARY: $e errors"; fi
+SH
+chmod +x "$TMP/fake/build/rmsnorm-bench" "$TMP/fake/bin/compute-sanitizer"
+# sansweep DIR SHARDS WANT_RC: the step over DIR with stand-ins; checks the exit status.
+sansweep() {
+  local rc=0
+  PATH="$TMP/fake/bin:$PATH" BUILD_DIR="$TMP/fake/build" SANITIZER_TOOLS="memcheck racecheck" \
+    SANSWEEP_SHARDS=$2 STEPS=sansweep scripts/gpu-check.sh "$1" >"$TMP/out.txt" 2>&1 || rc=$?
+  [ "$rc" = "$3" ] || { cat "$TMP/out.txt"; fail "$1: exit $rc, want $3"; }
+}
+want_line() { grep -qF "$2" "$1/summary.txt" || { grep "tool sweep" "$1/summary.txt"; fail "$1: want '$2'"; }; }
+
+sansweep "$TMP/ss1" 1 0
+want_line "$TMP/ss1" "memcheck: rc=0 errors=0 (1 pass, 0 fail, 0 skip, 0 error); memcheck at many rows: rc=0 errors=0 (1 pass"
+grep -qx "shard 0/1" "$TMP/ss1/sansweep-racecheck/results.csv" || fail "one process: the whole sweep, into OUT/NAME"
+
+sansweep "$TMP/ss3" 3 0
+want_line "$TMP/ss3" "racecheck at many rows: rc=0 errors=0 (6 pass, 0 fail, 3 skip, 0 error, 3 processes);"
+for k in 0 1 2; do
+  grep -qx "shard $k/3" "$TMP/ss3/sansweep-memcheck/shards/$k/results.csv" || fail "shard $k: its own --shard and --out"
+done
+[ "$(sort "$TMP/ss3/sansweep-rows-memcheck/results.csv")" = "$(printf 'shard %s/3\n' 0 1 2)" ] ||
+  fail "the shards' CSVs merged into OUT/NAME/results.csv"
+
+FAKE_SAN_FAULT=1/3 sansweep "$TMP/ssf" 3 1
+want_line "$TMP/ssf" "racecheck: rc=0 errors=1 (6 pass"
+grep -qxF "steps passed: none; failed: sansweep; not run: gpu sanitizer wide cpu sweep quick scaleout same vendor strategies bisect" \
+  "$TMP/ssf/summary.txt" || fail "an error in one shard fails the step"
+
+FAKE_SAN_CUT=2/3 sansweep "$TMP/ssc" 3 1
+want_line "$TMP/ssc" "memcheck: rc=124 errors=unknown (6 pass, 0 fail, 3 skip, 0 error, 3 processes)"
+
+rc=0
+SANSWEEP_SHARDS=0 STEPS=sansweep scripts/gpu-check.sh "$TMP/bad0" >"$TMP/bad.txt" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "SANSWEEP_SHARDS: '0'" "$TMP/bad.txt" && [ ! -e "$TMP/bad0" ] ||
+  { cat "$TMP/bad.txt"; fail "SANSWEEP_SHARDS=0: exit $rc, want 2 before anything runs"; }
+echo "gpu-check verdicts: 6 of 6 as expected; sansweep over processes: 5 of 5 as expected"
