@@ -33,7 +33,8 @@
 # OUTDIR so far. gpu and sanitizer, when both run, run at the same time (neither is timed).
 # Exit status: 0 when every step recorded in OUTDIR passed (the summary's "steps" line names
 # those that passed, failed and did not run), 1 when one failed or none is recorded, 2 for an
-# unknown step in STEPS or a build that failed. STEPS=summary writes the summary alone. vendor,
+# unknown step in STEPS, a SANSWEEP_SHARDS that is not a whole number from 1, or a build that
+# failed. STEPS=summary writes the summary alone. vendor,
 # strategies and bisect measure and show; they pass when they ran.
 set -uo pipefail
 cd "$(dirname "$0")/.."
