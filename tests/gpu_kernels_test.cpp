@@ -375,8 +375,12 @@ void expect_passed_over_rows(const std::vector<Record>& recs, std::int64_t M) {
 // Rows of 2^28 fp32 columns (1 GB each), one row: each of naive's 256 threads sums 2^20
 // squares and chunked's 512 threads 2^19. A single running fp32 sum a thread drifted past the
 // rrms tolerance from about 6.7e7 columns (naive) and 1.3e8 (chunked) by a CPU simulation;
-// summed in rounds (kernels/strided_sum.h, and chunked's rounds of vectors) they pass. fwd,
-// add and bwd (the backward's S sum over the row, and naive's dw over one row).
+// summed in rounds (kernels/strided_sum.h, and chunked's rounds of vectors) they pass: fwd and
+// add failed before the rounds (d280f13, H100, 2026-12-06: y off by 8.1e-5 to 2.3e-4). The
+// backward's cases check its 1 GB row end to end but cannot catch that drift in its S sum:
+// dx's tolerance is u * (8 + 2 sqrt(H)) of dx's error scale, which holds |x| rrms^3 / H *
+// sum|dy w x|, so 1.95e-3 of S's share at H=2^28, above a drift of a few 1e-4 (d280f13's
+// backward passed them, max relative error 6.4e-7 to 7.0e-7).
 TEST(LongRows, HugeRowsSumWithinTheTolerance) {
   RB_REQUIRE_GPU();
   const Sweep s = small_sweep({Op::fwd, Op::add, Op::bwd}, {"naive", "chunked"}, {DType::f32}, {1},
