@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Planned in session 41 (2026-12-06): racecheck and initcheck over the sansweep's rows sweep
+# (the backward's persistent grids at M=100003) to their end, each as SANSWEEP_SHARDS=8
+# processes. As one process each, s41a.sh and s41d.sh cut them after 59 (racecheck, 225 s)
+# and 11 (initcheck, 400 s) of 128 cases, neither reporting anything. Carries
+# .gpu/bundle.tar.xz (unpacked when the machine does not hold build/). Whether 8 processes
+# finish in about 1/8 of the time depends on where the sanitizers spend it: on the host they
+# do, on the GPU they share it and finish no sooner; each summary line's counts say which.
+# Up to 16 processes of at most about 3 GB of device memory each.
+set -uo pipefail
+R=/tmp/r
+mkdir -p $R
+T0=$(date +%s)
+el() { echo "+$(( $(date +%s) - T0 ))s"; }
+build/rmsnorm-bench --version 2>/dev/null || tar xJf .gpu/bundle.tar.xz || exit 9
+build/rmsnorm-bench --version
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+for tool in racecheck initcheck; do
+  SANSWEEP_SHARDS=8 SANITIZER_TOOLS=$tool SANITIZER_TIMEOUT=520 SANSWEEP_ARGS= STEPS=sansweep \
+    scripts/gpu-check.sh $R/$tool >$R/$tool.log 2>&1 &
+done
+wait
+echo "both done $(el)"
+for tool in racecheck initcheck; do echo "== $tool"; grep -h "steps\|sanitizers over" $R/$tool/summary.txt; done
+tar cJf "$OUT/r.tar.xz" -C /tmp r
