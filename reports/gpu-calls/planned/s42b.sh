@@ -6,15 +6,11 @@
 # rounds ABBA, auto (row-vector at these shapes), M=16384, aligned H=4096 as the control:
 # expect bwd bf16 H=4097 66.5 -> 80-86% of copy, fp32 84.9 -> 88-93, add-bwd bf16 60.8 -> 68-78,
 # the misaligned layout alike, H=4096 contiguous level.
-set -uo pipefail
-R=/tmp/r
-mkdir -p $R
-T0=$(date +%s)
-el() { echo "+$(( $(date +%s) - T0 ))s"; }
-build/rmsnorm-bench --version || { echo "main's build is not on the machine: run this right after s40a.sh"; exit 8; }
-build-base/rmsnorm-bench --version 2>/dev/null || tar xJf .gpu/base.tar.xz || exit 9
+. reports/gpu-calls/planned/prelude.sh
+build/rmsnorm-bench --version >/dev/null || { echo "main's build is not on the machine: run this right after s40a.sh"; exit 8; }
+unpack build-base .gpu/base.tar.xz
 build-base/rmsnorm-bench --version
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+machine
 scripts/ab-time.sh $R/ab -b base=build-base/rmsnorm-bench -b ring=build/rmsnorm-bench -T 200 \
   -c '--op bwd,add-bwd --kernel auto --dtype bf16,fp32 --M 16384 --H 2049,4096,4097,8191 --layout contiguous,misaligned' \
   >$R/ab.log 2>&1

@@ -7,14 +7,9 @@
 # finish in about 1/8 of the time depends on where the sanitizers spend it: on the host they
 # do, on the GPU they share it and finish no sooner; each summary line's counts say which.
 # Up to 16 processes of at most about 3 GB of device memory each.
-set -uo pipefail
-R=/tmp/r
-mkdir -p $R
-T0=$(date +%s)
-el() { echo "+$(( $(date +%s) - T0 ))s"; }
-build/rmsnorm-bench --version 2>/dev/null || tar xJf .gpu/bundle.tar.xz || exit 9
-build/rmsnorm-bench --version
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+. reports/gpu-calls/planned/prelude.sh
+unpack build .gpu/bundle.tar.xz
+machine
 for tool in racecheck initcheck; do
   SANSWEEP_SHARDS=8 SANITIZER_TOOLS=$tool SANITIZER_TIMEOUT=520 SANSWEEP_ARGS= STEPS=sansweep \
     scripts/gpu-check.sh $R/$tool >$R/$tool.log 2>&1 &

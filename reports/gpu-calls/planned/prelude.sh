@@ -1,0 +1,11 @@
+# Sourced first by the planned calls (bash): their files go to $R (/tmp/r), returned at the
+# end as one tar (a call returns 8 files at most: s39a.sh lost 9 of 17 logs); el prints the
+# seconds since the call began; `unpack DIR BUNDLE` unpacks a carried bundle unless DIR's tool
+# is on the machine (kept from the call before); `machine` names the tool and the GPU.
+set -uo pipefail
+R=/tmp/r
+mkdir -p "$R"
+T0=$(date +%s)
+el() { echo "+$(( $(date +%s) - T0 ))s"; }
+unpack() { "$1"/rmsnorm-bench --version 2>/dev/null || tar xJf "$2" || exit 9; }
+machine() { build/rmsnorm-bench --version; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; }
