@@ -5,7 +5,8 @@
 # It carries .gpu/base.tar.xz: 0ebbbad's tool (the kernels before run 56) as build-base/. Two
 # rounds ABBA, auto (row-vector at these shapes), M=16384, aligned H=4096 as the control:
 # expect bwd bf16 H=4097 66.5 -> 80-86% of copy, fp32 84.9 -> 88-93, add-bwd bf16 60.8 -> 68-78,
-# the misaligned layout alike, H=4096 contiguous level.
+# the misaligned layout alike, H=4096 contiguous level. 32 cases a run, 4 runs: about 200 s;
+# give the call 600 s.
 . reports/gpu-calls/planned/prelude.sh
 build/rmsnorm-bench --version >/dev/null || { echo "main's build is not on the machine: run this right after s40a.sh"; exit 8; }
 unpack build-base .gpu/base.tar.xz

@@ -6,7 +6,8 @@
 # .gpu/bundle.tar.xz (unpacked when the machine does not hold build/). Whether 8 processes
 # finish in about 1/8 of the time depends on where the sanitizers spend it: on the host they
 # do, on the GPU they share it and finish no sooner; each summary line's counts say which.
-# Up to 16 processes of at most about 3 GB of device memory each.
+# Up to 16 processes of at most about 3 GB of device memory each. Bounded at 520 s a sweep
+# (SANITIZER_TIMEOUT) after the bundle's unpacking: give the call 600 s.
 . reports/gpu-calls/planned/prelude.sh
 unpack build .gpu/bundle.tar.xz
 machine
