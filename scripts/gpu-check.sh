@@ -309,8 +309,8 @@ fi
 # block's rows follow one another through its ring and partial row; empty skips it), each with
 # its own SANITIZER_TIMEOUT and an error count per tool and sweep in the summary.
 # SANSWEEP_SHARDS (default 1) runs each sweep as that many processes at once, each under its
-# own sanitizer with the tool's --shard K/N, their CSVs merged into OUT/NAME/results.csv and
-# their errors and counts summed: on an H100 (2026-12-06) initcheck got through 11 of the rows
+# own sanitizer with the tool's --shard K/N (logs OUT/NAME.K.log, rows OUT/NAME/shards/K), their
+# CSVs merged into OUT/NAME/results.csv and their errors and counts summed: on an H100 (2026-12-06) initcheck got through 11 of the rows
 # sweep's 128 cases in 400 s as one process, racecheck through 59 in 225 s.
 if want sansweep; then
   SANSWEEP_ARGS=${SANSWEEP_ARGS---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned,skewed --no-time --quiet}
@@ -323,24 +323,16 @@ if want sansweep; then
       [ -n "$args" ] || continue
       n=$SANSWEEP_SHARDS
       echo "[$(stamp)] compute-sanitizer $tool over a tool sweep ($sweep, $n process(es)): $args"
-      if [ "$n" = 1 ]; then
-        # shellcheck disable=SC2086
-        timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 "$BIN" $args \
-          --out "$OUT/$name" >"$OUT/$name.log" 2>&1
-        r=$?
-        logs=("$OUT/$name.log")
-      else
-        # shellcheck disable=SC2086
-        sharded "$name" "$n" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 \
-          "$BIN" $args --shard "@K@/$n" --out "$OUT/$name/shards/@K@"
-        r=$?
-        logs=()
-        for ((k = 0; k < n; k++)); do logs+=("$OUT/$name.$k.log"); done
-        # The shards' rows in one CSV (a shard cut short left only its .partial file: merged
-        # from what finished, the cut shown by rc and the counts).
-        csvs=("$OUT/$name"/shards/*/results.csv)
-        [ -e "${csvs[0]}" ] && "$BIN" merge "${csvs[@]}" -o "$OUT/$name/results.csv" >"$OUT/$name.merge.log" 2>&1
-      fi
+      # shellcheck disable=SC2086
+      sharded "$name" "$n" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 \
+        "$BIN" $args --shard "@K@/$n" --out "$OUT/$name/shards/@K@"
+      r=$?
+      logs=()
+      for ((k = 0; k < n; k++)); do logs+=("$OUT/$name.$k.log"); done
+      # The shards' rows in one CSV (a shard cut short left only its .partial file: merged from
+      # what finished, the cut shown by rc and the counts).
+      csvs=("$OUT/$name"/shards/*/results.csv)
+      [ -e "${csvs[0]}" ] && "$BIN" merge "${csvs[@]}" -o "$OUT/$name/results.csv" >"$OUT/$name.merge.log" 2>&1
       v=$(san_errors "${logs[@]}")
       label=$tool; [ "$sweep" = rows ] && label="$tool at many rows"
       ss_state="$ss_state $label: rc=$r errors=$v ($(tally "${logs[@]}")$([ "$n" = 1 ] || echo ", $n processes"));"
