@@ -760,9 +760,9 @@ Plan choose_plan_any(const BwdArgs& a, bool ring) {
     const Plan spread = spread_plan<X, G, W, C, kDs, kAny>(a);
     if (spread.kernel != nullptr) return spread;
   }
-  // Shifted rows (kAny) take the ring where x and dy have one element size (and one phase:
-  // shifted_ring_rows), but not in add-bwd with a weight wider than x: its NCH=4 kernel
-  // spilled 208 bytes there (-Xptxas -v; the aligned one 44).
+  // Shifted rows (kAny) take the ring where x and dy have one element size (shifted_ring_rows),
+  // but not in add-bwd with a weight wider than x: its NCH=4 kernel spilled 208 bytes there
+  // (-Xptxas -v; the aligned one 44).
   if constexpr (!kAny || (sizeof(X) == sizeof(G) && !(kDs && sizeof(W) > sizeof(X)))) {
     const bool long_rows = a.H > kPrefetchMinH;
     if (ring && a.H > kRingShortMinH) {
@@ -811,12 +811,12 @@ bool rows_aligned(const BwdArgs& a) {
          rows_aligned16<X>(a.dx, a.dx_stride, a.M) && (!kDs || rows_aligned16<X>(a.ds_out, a.ds_stride, a.M));
 }
 
-// The ring for shifted rows (kAny with kTma; x and dy of one element size: choose_plan_any):
-// x and dy at one phase in every row (the same stride and the same base phase), so one shift
-// puts both images on 16-byte boundaries. dx and ds_out go through global memory at whatever
-// phase they have.
-inline bool shifted_ring_rows(const BwdArgs& a) {
-  return (a.M <= 1 || a.x_stride == a.dy_stride) &&
+// The ring for shifted rows (kAny with kTma): x and dy of one element size and at one phase
+// in every row (the same stride and the same base phase), so one shift puts both images on
+// 16-byte boundaries. dx and ds_out go through global memory at whatever phase they have.
+template <class X, class G>
+bool shifted_ring_rows(const BwdArgs& a) {
+  return sizeof(X) == sizeof(G) && (a.M <= 1 || a.x_stride == a.dy_stride) &&
          reinterpret_cast<std::uintptr_t>(a.x) % 16 == reinterpret_cast<std::uintptr_t>(a.dy) % 16;
 }
 
@@ -837,7 +837,7 @@ Plan choose_plan(const BwdArgs& a, bool aligned, bool shift_ring = true) {
     if (plan.P < a.M && plan.P > period) plan.P -= plan.P % period;  // P = M: a row a block
     return plan;
   };
-  Plan plan = shifted(shift_ring && shifted_ring_rows(a));
+  Plan plan = shifted(shift_ring && shifted_ring_rows<X, G>(a));
   // The ring's bulk copies need every row of a block at the block's phase: a grid of fewer
   // row blocks than the period (a small device) cannot give them that, so it goes without.
   if (plan.stages > 0 && plan.P < a.M && plan.P % period != 0) plan = shifted(false);
