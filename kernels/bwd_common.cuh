@@ -213,12 +213,13 @@ __device__ __forceinline__ void stage_row(const T* row, int H, const TensorSpan&
   }
 }
 
-// load_cols from a staged row: p = the slot's column c (any even phase, the row's), `valid`
-// columns of N, the rest zero bits. One 16-byte load per vector when the row is 16-byte
-// aligned, else one more and a funnel shift (shift16): the row's phase is the same for
-// every chunk, so the branch is uniform across the block.
+// load_cols from a staged row: p = the slot's column c (any even phase, the row's), columns
+// [first, valid) of N, the rest zero bits (the shared image may hold other bytes there: a
+// neighbouring row's, or what precedes the tensor). One 16-byte load per vector when the row
+// is 16-byte aligned, else one more and a funnel shift (shift16): the row's phase is the same
+// for every chunk, so the branch is uniform across the block.
 template <class T, int N>
-__device__ __forceinline__ void load_cols_shared(const unsigned char* p, int valid, uint4* raw) {
+__device__ __forceinline__ void load_cols_shared(const unsigned char* p, int first, int valid, uint4* raw) {
   constexpr int kVecs = kChunkVecs<T, N>;
   const unsigned phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) & 15u);
   const uint4* a = reinterpret_cast<const uint4*>(p - phase);
@@ -232,18 +233,24 @@ __device__ __forceinline__ void load_cols_shared(const unsigned char* p, int val
 #pragma unroll
     for (int v = 0; v < kVecs; ++v) raw[v] = shift16(q[v], q[v + 1], phase);
   }
-  if (valid < N) {  // zero the elements past the row's end
+  if (first > 0 || valid < N) {  // zero the elements before `first` and past the row's end
     unsigned* w = reinterpret_cast<unsigned*>(raw);
 #pragma unroll
     for (int k = 0; k < 4 * kVecs; ++k) {
       if constexpr (sizeof(T) == 4) {
-        if (k >= valid) w[k] = 0u;
+        if (k < first || k >= valid) w[k] = 0u;
       } else {
-        if (2 * k >= valid) w[k] &= 0xffff0000u;
-        if (2 * k + 1 >= valid) w[k] &= 0x0000ffffu;
+        if (2 * k < first || 2 * k >= valid) w[k] &= 0xffff0000u;
+        if (2 * k + 1 < first || 2 * k + 1 >= valid) w[k] &= 0x0000ffffu;
       }
     }
   }
+}
+
+// The same from column c on (first = 0).
+template <class T, int N>
+__device__ __forceinline__ void load_cols_shared(const unsigned char* p, int valid, uint4* raw) {
+  load_cols_shared<T, N>(p, 0, valid, raw);
 }
 
 // A row of T written from its shared-memory image at the row's phase (slot + (row & 15),

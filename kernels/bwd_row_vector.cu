@@ -81,7 +81,12 @@
 // M=16384 H=8192 85.2 -> 91.4% of copy, H=16384 87.6 -> 97.1, M=1024 H=65536 (clusters) 54.8
 // -> 57.4 (run 36, choose_plan_any); from 513 columns where a block gets more than two rows:
 // M=16384 H=1024 67.6 -> 70.4, 2048 78.9 -> 83.9 (run 45). add-bwd takes it within one
-// block's row only.
+// block's row only. Shifted rows (kAny) take it too within one block's row, where x and dy
+// share element size, stride and phase (shifted_ring_rows): each row's image starts at the
+// 16-byte boundary before its column 0 and ends at the last one inside it, the row's last
+// partial chunk read from global memory (run 56: a shifted bf16 row of 4097 needs 160-thread
+// blocks, 3 an SM, so the prefetch kept 6 rows in flight an SM against 8 at H=4096; not yet
+// measured).
 //
 // Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
 // zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
@@ -201,7 +206,9 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   constexpr int N = kVec<G>;
   constexpr int XV = kChunkVecs<X, N>, GV = kChunkVecs<G, N>;
   static_assert(!(kPf && kDs), "add-bwd does not prefetch");
-  static_assert(!(kTma && (kPf || kAny)), "the ring replaces the prefetch, for aligned rows");
+  static_assert(!(kTma && kPf), "the ring replaces the prefetch");
+  static_assert(!(kTma && kAny && (kCl || sizeof(X) != sizeof(G))),
+                "shifted rows take the ring within one block's row, x and dy at one phase");
   __shared__ float scratch[64];  // two halves: block_sum_alternating
   // kCl: the row blocks are clusters; block rank q of cluster b owns slice q (columns
   // [q * cols, (q + 1) * cols) of the row) of rows b, b + P, ... (P clusters), as a row of
@@ -235,16 +242,25 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
 
   // kTma: stage k (of `stages`) at ring + k * stage_bytes holds a row's x (lanes' columns
   // own.c0 + i * own.step from its start) then its dy; full[k] counts its copies.
+  // With kAny (x and dy at one phase: choose_plan) a row's image runs from the 16-byte
+  // boundary `shift` columns before its column 0 to the last boundary inside it (img columns,
+  // whole vectors: what a bulk copy takes), so chunk i sits at image column c0 + i * step +
+  // shift, 16-byte aligned; the one chunk past the image (the row's last, partial) is read
+  // from global memory. The image never reads past the row's end; before its start it reads
+  // at most the 16-byte granule that holds column 0.
   extern __shared__ __align__(128) unsigned char ring[];
   __shared__ __align__(8) unsigned long long full[kTma ? kMaxStages : 1];
   const int cover = static_cast<int>(blockDim.x) * NCH * N;  // columns the block's chunks span
-  const unsigned x_bytes = static_cast<unsigned>(a.H * sizeof(X)), g_bytes = static_cast<unsigned>(a.H * sizeof(G));
+  // A row's image: its columns (a.H: under kCl the block's slice, not the row's H), whole
+  // vectors from the boundary before column 0 with kAny.
+  const int img = kAny ? static_cast<int>((a.H + shift) / N * N) : static_cast<int>(a.H);
+  const unsigned x_bytes = static_cast<unsigned>(img * sizeof(X)), g_bytes = static_cast<unsigned>(img * sizeof(G));
   const int x_slot = cover * static_cast<int>(sizeof(X)), stage_bytes = x_slot + cover * static_cast<int>(sizeof(G));
   const auto issue = [&](std::int64_t rw, int k) {  // one thread: row rw into stage k
     unsigned char* st = ring + k * stage_bytes;
     bulk_expect(&full[k], x_bytes + g_bytes);
-    bulk_copy(st, static_cast<const X*>(a.x) + rw * a.x_stride, x_bytes, &full[k]);
-    bulk_copy(st + x_slot, static_cast<const G*>(a.dy) + rw * a.dy_stride, g_bytes, &full[k]);
+    bulk_copy(st, static_cast<const X*>(a.x) + rw * a.x_stride - shift, x_bytes, &full[k]);
+    bulk_copy(st + x_slot, static_cast<const G*>(a.dy) + rw * a.dy_stride - shift, g_bytes, &full[k]);
   };
   if constexpr (kTma) {
     if (threadIdx.x == 0) {
@@ -265,9 +281,16 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       const unsigned char* st = ring + stage * stage_bytes;
 #pragma unroll
       for (int i = 0; i < NCH; ++i) {
-        const int c = own.c0 + i * own.step;
-        load_cols_shared<X, N>(st + c * static_cast<int>(sizeof(X)), own.valid(i), xr[i]);
-        load_cols_shared<G, N>(st + x_slot + c * static_cast<int>(sizeof(G)), own.valid(i), gr[i]);
+        const int c = own.c0 + i * own.step, p = c + shift;  // p: the chunk's image column
+        if (!kAny || p + N <= img) {
+          load_cols_shared<X, N>(st + p * static_cast<int>(sizeof(X)), own.first(i), own.valid(i), xr[i]);
+          load_cols_shared<G, N>(st + x_slot + p * static_cast<int>(sizeof(G)), own.first(i), own.valid(i), gr[i]);
+        } else {  // past the image: the row's last chunk (partial), or none of its columns
+          load_cols<X, N, Ld::stream>(static_cast<const X*>(a.x) + row * a.x_stride + c, own.first(i), own.valid(i),
+                                      xr[i]);
+          load_cols<G, N, Ld::stream>(static_cast<const G*>(a.dy) + row * a.dy_stride + c, own.first(i),
+                                      own.valid(i), gr[i]);
+        }
       }
     } else {
       load_row(row, xr, gr);
@@ -693,7 +716,10 @@ template <class X, class G, class W, Convention C, bool kDs, bool kPf, bool kAny
 Plan choose_nch(const BwdArgs& a) {
   // kAny: a block's chunks start up to N - 1 columns before column 0.
   const std::int64_t cols = kAny ? a.H + kVec<G> - 1 : a.H;
-  if (cols > bwd_row_vector_block_H(a.xdtype)) return cluster_plan<X, G, W, C, kDs, kPf, kAny, kTma>(a);
+  if (cols > bwd_row_vector_block_H(a.xdtype)) {
+    if constexpr (kAny && kTma) return Plan{};  // the shifted ring: one block's row only
+    else return cluster_plan<X, G, W, C, kDs, kPf, kAny, kTma>(a);
+  }
   const std::int64_t chunks = chunks_of<G>(cols);
   Plan best;
   if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf, kAny, kTma>(a, chunks);
@@ -736,10 +762,13 @@ Plan choose_plan_any(const BwdArgs& a, bool ring) {
     const Plan spread = spread_plan<X, G, W, C, kDs, kAny>(a);
     if (spread.kernel != nullptr) return spread;
   }
-  if constexpr (!kAny) {
+  // Shifted rows (kAny) take the ring where x and dy have one element size (and one phase:
+  // shifted_ring_rows), but not in add-bwd with a weight wider than x: its NCH=4 kernel
+  // spilled 208 bytes there (-Xptxas -v; the aligned one 44).
+  if constexpr (!kAny || (sizeof(X) == sizeof(G) && !(kDs && sizeof(W) > sizeof(X)))) {
     const bool long_rows = a.H > kPrefetchMinH;
     if (ring && a.H > kRingShortMinH) {
-      const Plan plan = choose_nch<X, G, W, C, kDs, false, false, true>(a);
+      const Plan plan = choose_nch<X, G, W, C, kDs, false, kAny, true>(a);
       if (plan.kernel != nullptr && a.M > (long_rows ? 1 : kRingShortRows) * plan.resident &&
           (!kDs || plan.cluster == 1))
         return plan;
@@ -784,19 +813,37 @@ bool rows_aligned(const BwdArgs& a) {
          rows_aligned16<X>(a.dx, a.dx_stride, a.M) && (!kDs || rows_aligned16<X>(a.ds_out, a.ds_stride, a.M));
 }
 
+// The ring for shifted rows (kAny with kTma; x and dy of one element size: choose_plan_any):
+// x and dy at one phase in every row (the same stride and the same base phase), so one shift
+// puts both images on 16-byte boundaries. dx and ds_out go through global memory at whatever
+// phase they have.
+inline bool shifted_ring_rows(const BwdArgs& a) {
+  return (a.M <= 1 || a.x_stride == a.dy_stride) &&
+         reinterpret_cast<std::uintptr_t>(a.x) % 16 == reinterpret_cast<std::uintptr_t>(a.dy) % 16;
+}
+
+// `shift_ring`: whether rows that are not 16-byte aligned may take the ring (where
+// shifted_ring_rows holds); the workspace asks for both answers (WithPlan).
 template <class X, class G, class W, Convention C, bool kDs>
-Plan choose_plan(const BwdArgs& a, bool aligned) {
+Plan choose_plan(const BwdArgs& a, bool aligned, bool shift_ring = true) {
   if (aligned) {
     // Short rows: groups of lanes, several rows a block (docs/perf-notes.md run 45).
     const Plan groups = group_plan<X, G, W, C, kDs>(a);
     if (groups.kernel != nullptr) return groups;
     return choose_plan_any<X, G, W, C, kDs, false>(a, ring_rows<X, G>(a));
   }
-  Plan plan = choose_plan_any<X, G, W, C, kDs, true>(a, false);
+  const std::int64_t period = std::max({phase_period<X>(a.x_stride), phase_period<G>(a.dy_stride),
+                                        phase_period<X>(a.dx_stride), kDs ? phase_period<X>(a.ds_stride) : 1});
+  const auto shifted = [&](bool ring) {
+    Plan plan = choose_plan_any<X, G, W, C, kDs, true>(a, ring);
+    if (plan.P < a.M && plan.P > period) plan.P -= plan.P % period;  // P = M: a row a block
+    return plan;
+  };
+  Plan plan = shifted(shift_ring && shifted_ring_rows(a));
+  // The ring's bulk copies need every row of a block at the block's phase: a grid of fewer
+  // row blocks than the period (a small device) cannot give them that, so it goes without.
+  if (plan.stages > 0 && plan.P < a.M && plan.P % period != 0) plan = shifted(false);
   if (plan.kernel == nullptr) return choose_plan_any<X, G, W, C, kDs, false>(a, false);
-  std::int64_t period = std::max({phase_period<X>(a.x_stride), phase_period<G>(a.dy_stride),
-                                  phase_period<X>(a.dx_stride), kDs ? phase_period<X>(a.ds_stride) : 1});
-  if (plan.P < a.M && plan.P > period) plan.P -= plan.P % period;  // P = M: a row a block
   return plan;
 }
 
@@ -857,7 +904,7 @@ StagedPlan choose_staged_plan(const BwdArgs& a) {
 // host helpers of bwd_common.cuh); with_staged_plan the same for staged. kShifted: the plan
 // row-vector makes where some row is not 16-byte aligned, whatever a's pointers (for the
 // workspace size, asked before tensors are bound).
-template <bool kStaged, bool kShifted = false>
+template <bool kStaged, bool kShifted = false, bool kShiftRing = true>
 struct WithPlan {
   template <class F>
   cudaError_t operator()(const BwdArgs& a, F&& f) const {
@@ -874,8 +921,10 @@ struct WithPlan {
         if (plan.kernel == nullptr) return cudaErrorInvalidConfiguration;
         return f(plan, W{});
       } else {
-        const Plan plan = a.ds_out != nullptr ? choose_plan<X, G, W, C, true>(a, !kShifted && rows_aligned<X, G, true>(a))
-                                              : choose_plan<X, G, W, C, false>(a, !kShifted && rows_aligned<X, G, false>(a));
+        const Plan plan =
+            a.ds_out != nullptr
+                ? choose_plan<X, G, W, C, true>(a, !kShifted && rows_aligned<X, G, true>(a), kShiftRing)
+                : choose_plan<X, G, W, C, false>(a, !kShifted && rows_aligned<X, G, false>(a), kShiftRing);
         if (plan.kernel == nullptr) return cudaErrorInvalidConfiguration;
         return f(plan, W{});
       }
@@ -905,9 +954,10 @@ std::int64_t bwd_row_vector_max_H(DType x) {
 
 // Asked before the tensors are bound (null pointers read as aligned rows), and where rows are
 // not 16-byte aligned the shifted plan may take more partial rows than the aligned one (a row
-// a block at M=300 H=128, where the groups take 32 rows a block): both.
+// a block at M=300 H=128, where the groups take 32 rows a block), with or without the ring
+// (the bound tensors' phases decide it): all three.
 std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a) {
-  return planned_workspace_bytes(a, with_plan, WithPlan<false, true>{});
+  return planned_workspace_bytes(a, with_plan, WithPlan<false, true>{}, WithPlan<false, true, false>{});
 }
 
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s) {
