@@ -306,8 +306,12 @@ fi
 # strategies, every op, H 1/127/4097/16384/32768, M 1 and 3, bf16 and fp32, contiguous,
 # misaligned and skewed rows, checked, untimed; empty skips it), then over SANSWEEP_ROWS_ARGS
 # (default: the backward's persistent grids at M=100003, H 127 and 1000, past one wave, so each
-# block's rows follow one another through its ring and partial row; empty skips it), each with
-# its own SANITIZER_TIMEOUT and an error count per tool and sweep in the summary.
+# block's rows follow one another through its ring and partial row; empty skips it), then over
+# SANSWEEP_CLUSTER_ARGS (default: rows of 65536, every op, bf16 and fp32, contiguous and
+# misaligned, at M=300: more rows than resident clusters, so the cluster kernels' rows follow
+# one another through their rings; the two sweeps before never reach them, and perf-notes run
+# 56's overrun of a cluster block's ring showed only in the GPU tests; empty skips it), each
+# with its own SANITIZER_TIMEOUT and an error count per tool and sweep in the summary.
 # SANSWEEP_SHARDS (default 1) runs each sweep as that many processes at once, each under its
 # own sanitizer with the tool's --shard K/N (logs OUT/NAME.K.log, rows OUT/NAME/shards/K), their
 # CSVs merged into OUT/NAME/results.csv and their errors and counts summed: on an H100 (2026-12-06) initcheck got through 11 of the rows
@@ -315,11 +319,15 @@ fi
 if want sansweep; then
   SANSWEEP_ARGS=${SANSWEEP_ARGS---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned,skewed --no-time --quiet}
   SANSWEEP_ROWS_ARGS=${SANSWEEP_ROWS_ARGS-"--kernel row-vector,chunked,staged,auto --op bwd,add-bwd --H 127,1000 --M 100003 --dtype bf16,fp32 --layout contiguous,skewed --no-time --quiet"}
+  SANSWEEP_CLUSTER_ARGS=${SANSWEEP_CLUSTER_ARGS-"--kernel row-vector,chunked,auto --op fwd,add,bwd,add-bwd --H 65536 --M 300 --dtype bf16,fp32 --layout contiguous,misaligned --eps 1e-5 --no-time --quiet"}
   ss_state="" ss_bad=0
   for tool in $SANITIZER_TOOLS; do
-    for sweep in main rows; do
-      args=$SANSWEEP_ARGS name=sansweep-$tool
-      if [ "$sweep" = rows ]; then args=$SANSWEEP_ROWS_ARGS name=sansweep-rows-$tool; fi
+    for sweep in main rows clusters; do
+      case $sweep in
+        main) args=$SANSWEEP_ARGS name=sansweep-$tool label=$tool ;;
+        rows) args=$SANSWEEP_ROWS_ARGS name=sansweep-rows-$tool label="$tool at many rows" ;;
+        clusters) args=$SANSWEEP_CLUSTER_ARGS name=sansweep-clusters-$tool label="$tool over clusters" ;;
+      esac
       [ -n "$args" ] || continue
       n=$SANSWEEP_SHARDS
       echo "[$(stamp)] compute-sanitizer $tool over a tool sweep ($sweep, $n process(es)): $args"
@@ -334,7 +342,6 @@ if want sansweep; then
       csvs=("$OUT/$name"/shards/*/results.csv)
       [ -e "${csvs[0]}" ] && "$BIN" merge "${csvs[@]}" -o "$OUT/$name/results.csv" >"$OUT/$name.merge.log" 2>&1
       v=$(san_errors "${logs[@]}")
-      label=$tool; [ "$sweep" = rows ] && label="$tool at many rows"
       ss_state="$ss_state $label: rc=$r errors=$v ($(tally "${logs[@]}")$([ "$n" = 1 ] || echo ", $n processes"));"
       [ "$r" = 0 ] && [ "$v" = 0 ] || ss_bad=1
       echo "[$(stamp)] $label rc=$r errors=$v"

@@ -89,6 +89,7 @@ want_line() { grep -qF "$2" "$1/summary.txt" || { grep "tool sweep" "$1/summary.
 
 sansweep "$TMP/ss1" 1 0
 want_line "$TMP/ss1" "memcheck: rc=0 errors=0 (1 pass, 0 fail, 0 skip, 0 error); memcheck at many rows: rc=0 errors=0 (1 pass"
+want_line "$TMP/ss1" "racecheck over clusters: rc=0 errors=0 (1 pass, 0 fail, 0 skip, 0 error);"
 grep -qx "shard 0/1" "$TMP/ss1/sansweep-racecheck/results.csv" || fail "one process: the whole sweep, into OUT/NAME"
 
 sansweep "$TMP/ss3" 3 0
