@@ -81,12 +81,12 @@
 // M=16384 H=8192 85.2 -> 91.4% of copy, H=16384 87.6 -> 97.1, M=1024 H=65536 (clusters) 54.8
 // -> 57.4 (run 36, choose_plan_any); from 513 columns where a block gets more than two rows:
 // M=16384 H=1024 67.6 -> 70.4, 2048 78.9 -> 83.9 (run 45). add-bwd takes it within one
-// block's row only. Shifted rows (kAny) take it too within one block's row, where x and dy
-// share element size, stride and phase (shifted_ring_rows): each row's image starts at the
-// 16-byte boundary before its column 0 and ends at the last one inside it, the row's last
-// partial chunk read from global memory (run 56: a shifted bf16 row of 4097 needs 160-thread
-// blocks, 3 an SM, so the prefetch kept 6 rows in flight an SM against 8 at H=4096; not yet
-// measured).
+// block's row only. Shifted 16-bit rows (kAny) take it too within one block's row, where x
+// and dy share stride and phase (shifted_ring_rows): each row's image starts at the 16-byte
+// boundary before its column 0 and ends at the last one inside it, the row's last partial
+// chunk read from global memory (run 56, H100, auto, M=16384: bwd bf16 H=4097 80.4 -> 84.3%
+// of copy, misaligned H=4096 83.0 -> 84.2; add-bwd H=4097 70.6 -> 74.6; fp32 lost, so its
+// shifted rows go without: choose_plan_any).
 //
 // Numerics: fp32 throughout; g = dy * w_eff rounded once (w_eff: w, or 1 + w under gemma and
 // zero-centered, epilogue.cuh), S a per-thread serial sum then the block tree; dx = rrms * g
@@ -762,10 +762,14 @@ Plan choose_plan_any(const BwdArgs& a, bool ring) {
     const Plan spread = spread_plan<X, G, W, C, kDs, kAny>(a);
     if (spread.kernel != nullptr) return spread;
   }
-  // Shifted rows (kAny) take the ring where x and dy have one element size (and one phase:
+  // Shifted rows (kAny) take the ring where x and dy are both 16-bit (and at one phase:
   // shifted_ring_rows), but not in add-bwd with a weight wider than x: its NCH=4 kernel
-  // spilled 208 bytes there (-Xptxas -v; the aligned one 44).
-  if constexpr (!kAny || (sizeof(X) == sizeof(G) && !(kDs && sizeof(W) > sizeof(X)))) {
+  // spilled 208 bytes there (-Xptxas -v; the aligned one 44). fp32 rows stay without it: on
+  // an H100 (run 56, auto, M=16384, % of copy, base -> ring) it won bwd H=4097 (92.0 -> 93.4)
+  // but lost bwd misaligned H=4096 (94.0 -> 90.4) and every shifted fp32 add-bwd (H=4097
+  // 91.7 -> 87.5, misaligned 4096 91.7 -> 89.0), where bf16 won them all (bwd H=4097 80.4 ->
+  // 84.3, add-bwd 70.6 -> 74.6).
+  if constexpr (!kAny || (sizeof(X) == 2 && sizeof(G) == 2 && !(kDs && sizeof(W) > sizeof(X)))) {
     const bool long_rows = a.H > kPrefetchMinH;
     if (ring && a.H > kRingShortMinH) {
       const Plan plan = choose_nch<X, G, W, C, kDs, false, kAny, true>(a);
@@ -813,7 +817,7 @@ bool rows_aligned(const BwdArgs& a) {
          rows_aligned16<X>(a.dx, a.dx_stride, a.M) && (!kDs || rows_aligned16<X>(a.ds_out, a.ds_stride, a.M));
 }
 
-// The ring for shifted rows (kAny with kTma; x and dy of one element size: choose_plan_any):
+// The ring for shifted rows (kAny with kTma; x and dy 16-bit: choose_plan_any):
 // x and dy at one phase in every row (the same stride and the same base phase), so one shift
 // puts both images on 16-byte boundaries. dx and ds_out go through global memory at whatever
 // phase they have.
