@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Planned in session 41 (2026-12-06): racecheck and initcheck over the sansweep's rows sweep
-# (the backward's persistent grids at M=100003) to their end, each as SANSWEEP_SHARDS=8
-# processes. As one process each, s41a.sh and s41d.sh cut them after 59 (racecheck, 225 s)
+# Planned in session 41 (2026-12-06) as s42c.sh: racecheck and initcheck over the sansweep's
+# rows sweep (the backward's persistent grids at M=100003) and, since session 42, its clusters
+# sweep (M=300 H=65536) to their end, each as SANSWEEP_SHARDS=8 processes. As one process each, s41a.sh and s41d.sh cut them after 59 (racecheck, 225 s)
 # and 11 (initcheck, 400 s) of 128 cases, neither reporting anything. Carries
 # .gpu/bundle.tar.xz (unpacked when the machine does not hold build/). Whether 8 processes
 # finish in about 1/8 of the time depends on where the sanitizers spend it: on the host they
