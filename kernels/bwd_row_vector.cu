@@ -251,7 +251,9 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   extern __shared__ __align__(128) unsigned char ring[];
   __shared__ __align__(8) unsigned long long full[kTma ? kMaxStages : 1];
   const int cover = static_cast<int>(blockDim.x) * NCH * N;  // columns the block's chunks span
-  const int img = kAny ? static_cast<int>((H + shift) / N * N) : static_cast<int>(H);  // columns a row's image
+  // A row's image: its columns (a.H: under kCl the block's slice, not the row's H), whole
+  // vectors from the boundary before column 0 with kAny.
+  const int img = kAny ? static_cast<int>((a.H + shift) / N * N) : static_cast<int>(a.H);
   const unsigned x_bytes = static_cast<unsigned>(img * sizeof(X)), g_bytes = static_cast<unsigned>(img * sizeof(G));
   const int x_slot = cover * static_cast<int>(sizeof(X)), stage_bytes = x_slot + cover * static_cast<int>(sizeof(G));
   const auto issue = [&](std::int64_t rw, int k) {  // one thread: row rw into stage k
