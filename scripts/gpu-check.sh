@@ -13,6 +13,10 @@
 # GTEST_FILTER narrows the GPU tests and PLUGIN_TESTS=0 leaves the plugin tests out, so the
 # step can be split over device calls of limited length (the mutants caught, and their total,
 # are then of the filter's tests alone).
+# GPU_SHARDS (default 4) runs the GPU tests as that many processes at once, dealt by the times
+# in GPU_TEST_TIMES (default reports/gpu-test-times.txt, refreshed from a step's logs by
+# `scripts/balance_tests.py --times OUT/gpu-tests.*.log`) into shards of about equal time; an
+# empty GPU_TEST_TIMES leaves the dealing to gtest's sharding (round robin).
 # SANITIZER_FILTER (a gtest filter, default: all GPU tests) narrows the memcheck pass when
 # device time is short; the summary names the filter used.
 # BEFORE_BIN (a binary of an earlier commit) adds the step "same": both run one sweep of every
@@ -107,6 +111,16 @@ sharded() {
   return "$rc"
 }
 GPU_SHARDS=${GPU_SHARDS:-4}
+GPU_TEST_TIMES=${GPU_TEST_TIMES-reports/gpu-test-times.txt}
+# balanced_bins FILTER: the GPU tests FILTER selects, dealt into GPU_SHARDS shards of about
+# equal time by GPU_TEST_TIMES (scripts/balance_tests.py), a gtest filter a line; fails
+# (nothing printed) without a times file or a test list.
+balanced_bins() {
+  [ -n "$GPU_TEST_TIMES" ] && [ -f "$GPU_TEST_TIMES" ] || return 1
+  local list
+  list=$("$GPU_TESTS" --gtest_list_tests --gtest_filter="$1") || return 1
+  python3 scripts/balance_tests.py <(printf '%s\n' "$list") "$GPU_TEST_TIMES" "$GPU_SHARDS"
+}
 # san_errors LOG...: compute-sanitizer's errors summed over its processes' logs: one "ERROR
 # SUMMARY: N errors" (racecheck: "RACECHECK SUMMARY: ... (N errors, ...") each; "unknown" when
 # a log has none (that process did not finish).
@@ -178,7 +192,22 @@ if want gpu; then
     timeout "$STEP_TIMEOUT" "$GPU_PLUGIN_TESTS" >"$OUT/gpu-tests.plugin.log" 2>&1 &
     plugin_pid=$!
   fi
-  sharded gpu-tests "$GPU_SHARDS" timeout "$STEP_TIMEOUT" "$GPU_TESTS" --gtest_filter="$gpu_filter"
+  # With GPU_TEST_TIMES (default reports/gpu-test-times.txt: each test's seconds in an earlier
+  # run) the shards are balanced_bins': about equal time each (gtest's round robin left them
+  # 188-412 s on an H100, 2026-12-06, where 325 s each was the even split), each shard its
+  # tests by a flag file; without it, or where listing the tests fails, gtest's own sharding.
+  if balanced_bins "$gpu_filter" >"$OUT/gpu-tests.bins" 2>"$OUT/gpu-tests.bins.log"; then
+    n_bins=0
+    while IFS= read -r bin; do
+      echo "--gtest_filter=$bin" >"$OUT/gpu-tests.flags.$n_bins"
+      n_bins=$((n_bins + 1))
+    done <"$OUT/gpu-tests.bins"
+    echo "[$(stamp)] $n_bins shards balanced by $GPU_TEST_TIMES"
+    sharded gpu-tests "$n_bins" env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX timeout "$STEP_TIMEOUT" "$GPU_TESTS" \
+      --gtest_flagfile="$OUT/gpu-tests.flags.@K@"
+  else
+    sharded gpu-tests "$GPU_SHARDS" timeout "$STEP_TIMEOUT" "$GPU_TESTS" --gtest_filter="$gpu_filter"
+  fi
   gpu_rc=$?
   if [ -n "$plugin_pid" ]; then wait "$plugin_pid"; r=$?; [ "$r" -gt "$gpu_rc" ] && gpu_rc=$r; fi
   gpu_pass=$(count PASSED "$OUT"/gpu-tests.*.log); gpu_fail=$(count FAILED "$OUT"/gpu-tests.*.log)

@@ -112,4 +112,51 @@ rc=0
 SANSWEEP_SHARDS=0 STEPS=sansweep scripts/gpu-check.sh "$TMP/bad0" >"$TMP/bad.txt" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "SANSWEEP_SHARDS: '0'" "$TMP/bad.txt" && [ ! -e "$TMP/bad0" ] ||
   { cat "$TMP/bad.txt"; fail "SANSWEEP_SHARDS=0: exit $rc, want 2 before anything runs"; }
-echo "gpu-check verdicts: 6 of 6 as expected; sansweep over processes: 5 of 5 as expected"
+# The GPU-test step's shards. A stand-in test binary of five tests: it lists them
+# (--gtest_list_tests), runs those its filter names (--gtest_filter, or one in a
+# --gtest_flagfile) or, under gtest's sharding variables, every N-th of them, and refuses a
+# flag file with the sharding variables set (the shard would then run part of its part).
+mkdir -p "$TMP/fake/build/tests"
+cat >"$TMP/fake/build/tests/rb_gpu_tests" <<'SH'
+#!/usr/bin/env bash
+all="A.Long A.Mid B.Mid2 B.Short C.New" filter='*' list=0 flagged=0
+for a in "$@"; do case $a in
+  --gtest_list_tests) list=1 ;;
+  --gtest_filter=*) filter=${a#--gtest_filter=} ;;
+  --gtest_flagfile=*) flagged=1; filter=$(sed -n 's/^--gtest_filter=//p' "${a#--gtest_flagfile=}") ;;
+esac; done
+if [ "$list" = 1 ]; then printf 'Running main() from gtest_main.cc\nA.\n  Long\n  Mid\nB.\n  Mid2\n  Short\nC.\n  New\n'; exit 0; fi
+[ "$flagged" = 1 ] && [ -n "${GTEST_TOTAL_SHARDS:-}" ] && { echo "sharding variables beside a flag file"; exit 1; }
+i=0 n=0
+for t in $all; do
+  case $filter in
+    '*'*) mine=1; [ -n "${GTEST_TOTAL_SHARDS:-}" ] && [ $((i % GTEST_TOTAL_SHARDS)) != "$GTEST_SHARD_INDEX" ] && mine=0 ;;
+    *) case ":$filter:" in *":$t:"*) mine=1 ;; *) mine=0 ;; esac ;;
+  esac
+  i=$((i + 1))
+  [ "$mine" = 1 ] && { echo "[       OK ] $t (1 ms)"; n=$((n + 1)); }
+done
+echo "[  PASSED  ] $n tests."
+SH
+chmod +x "$TMP/fake/build/tests/rb_gpu_tests"
+printf '# seconds\nA.Long 100\nA.Mid 60\nB.Mid2 50.0\nB.Short 10\n' >"$TMP/times.txt"
+# gpu_step DIR TIMES: the step over DIR with the stand-in, 2 shards; every test passed once.
+gpu_step() {
+  local rc=0
+  BUILD_DIR="$TMP/fake/build" GPU_TEST_TIMES=$2 GPU_SHARDS=2 PLUGIN_TESTS=0 STEPS=gpu scripts/gpu-check.sh "$1" \
+    >"$TMP/out.txt" 2>&1 || rc=$?
+  [ "$rc" = 0 ] || { cat "$TMP/out.txt" "$1"/gpu-tests.*.log; fail "$1: exit $rc, want 0"; }
+  grep -q "^gpu_tests: rc=0 passed=5 failed=0" "$1/summary.txt" || { cat "$1/summary.txt"; fail "$1: want 5 passed"; }
+  [ "$(cat "$1"/gpu-tests.[0-9].log | grep -c '^\[       OK \]')" = 5 ] || fail "$1: each test once"
+}
+# By the times (C.New unknown: the median, 55 s), longest first into the least loaded shard:
+# A.Long 100 | A.Mid 60; C.New 55 to the second; B.Mid2 50 to the first; B.Short 10 to the second.
+gpu_step "$TMP/gb" "$TMP/times.txt"
+[ "$(cat "$TMP/gb/gpu-tests.flags.0")" = "--gtest_filter=A.Long:B.Mid2" ] &&
+  [ "$(cat "$TMP/gb/gpu-tests.flags.1")" = "--gtest_filter=A.Mid:C.New:B.Short" ] ||
+  { cat "$TMP/gb"/gpu-tests.flags.*; fail "shards balanced by the times: A.Long:B.Mid2 and A.Mid:C.New:B.Short"; }
+# Without a times file: gtest's own sharding, round robin.
+gpu_step "$TMP/gr" ""
+[ ! -e "$TMP/gr/gpu-tests.flags.0" ] && grep -qx "\[       OK \] B.Mid2 (1 ms)" "$TMP/gr/gpu-tests.0.log" ||
+  fail "no times: gtest's sharding (shard 0 of 2: A.Long, B.Mid2, C.New)"
+echo "gpu-check verdicts: 6 of 6 as expected; sansweep over processes: 5 of 5 as expected; GPU-test shards: 2 of 2"
