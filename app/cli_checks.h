@@ -60,4 +60,37 @@ CLI::Option* add_parsed(CLI::App& app, const std::string& name, T& target, Parse
       ->default_str(default_text);
 }
 
+// A list option's value with an empty item, as "OPTION: why" (empty when every list value on
+// the line is whole). CLI11 splits a list at its delimiter and drops empty items, so "--H 1,,2"
+// would read as 1,2 and "--H ," as no value at all, the next argument then taken as --H's;
+// this looks at the line first, option by option in the scope of the subcommand named before
+// it, and refuses an empty, leading, trailing or doubled comma. Values CLI11 will not give the
+// option (a missing one) are left to CLI11's own message.
+inline std::string empty_list_item(CLI::App& app, int argc, char** argv) {
+  CLI::App* scope = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a.rfind("--", 0) != 0) {
+      const std::vector<CLI::App*> sub = scope->get_subcommands([&](CLI::App* s) { return s->check_name(a); });
+      if (!sub.empty()) scope = sub.front();
+      continue;
+    }
+    const std::size_t eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    const CLI::Option* opt = scope->get_option_no_throw(name);
+    if (opt == nullptr || opt->get_type_size_max() == 0) continue;  // unknown, or a flag
+    if (eq == std::string::npos && i + 1 >= argc) continue;
+    // The value (the next argument unless given with '='), checked where the option is a list.
+    const std::string value = eq != std::string::npos ? a.substr(eq + 1) : std::string(argv[++i]);
+    const char d = opt->get_delimiter();
+    if (d == '\0') continue;
+    const std::string twice(2, d);
+    if (value.empty() || value.front() == d || value.back() == d || value.find(twice) != std::string::npos)
+      return name + ": '" + value + "' has an empty item (a list is values separated by single '" +
+             std::string(1, d) + "')";
+  }
+  return {};
+}
+
 }  // namespace rb

@@ -6,6 +6,7 @@
 #include <new>
 #include <rb_version.h>
 
+#include "app/cli_checks.h"
 #include "app/cmd_bench.h"
 #include "app/cmd_bisect.h"
 #include "app/cmd_compare.h"
@@ -85,6 +86,10 @@ int main(int argc, char** argv) {
   bisect.command_line = bench.command_line;
   for (int i = 1; i < argc; ++i) bench.args.emplace_back(argv[i]);
 
+  if (const std::string why = rb::empty_list_item(app, argc, argv); !why.empty()) {
+    std::cerr << "rmsnorm-bench: " << why << "\nRun with --help for more information.\n";
+    return rb::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

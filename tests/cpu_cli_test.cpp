@@ -80,6 +80,17 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(BadInput{"H_zero", {"--H", "0"}, {"--H", "'0'"}},
                       BadInput{"H_not_a_number", {"--H", "abc"}, {"--H", "abc"}},
                       BadInput{"H_zero_in_list", {"--H", "4096,0"}, {"--H"}},
+                      // An empty list item: CLI11 alone would drop it (1,,2 read as 1,2) or,
+                      // where nothing is left, take the next argument as the value.
+                      BadInput{"H_empty_item", {"--H", "1,,2"}, {"--H", "'1,,2'", "empty item"}},
+                      BadInput{"H_comma_alone", {"--H", ",", "--no-time"}, {"--H", "','", "empty item"}},
+                      BadInput{"H_equals_nothing", {"--H=", "--no-time"}, {"--H", "empty item"}},
+                      BadInput{"kernel_trailing_comma", {"--kernel", "auto,"}, {"--kernel", "'auto,'"}},
+                      BadInput{"eps_leading_comma", {"--eps=,1e-5"}, {"--eps", "',1e-5'"}},
+                      // A value that names a subcommand is a value, not the subcommand.
+                      BadInput{"dtype_empty_item_after_out_merge",
+                               {"--out", "merge", "--dtype", "bf16,,fp32"},
+                               {"--dtype", "'bf16,,fp32'", "empty item"}},
                       BadInput{"M_factor_one", {"--M", "1:4:x1"}, {"--M"}},
                       BadInput{"dtype_fp8", {"--dtype", "fp8"}, {"--dtype", "fp8", "fp32,fp16,bf16"}},
                       BadInput{"wdtype_int8", {"--wdtype", "int8"}, {"--wdtype", "int8"}},
