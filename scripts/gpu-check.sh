@@ -112,14 +112,12 @@ sharded() {
 }
 GPU_SHARDS=${GPU_SHARDS:-4}
 GPU_TEST_TIMES=${GPU_TEST_TIMES-reports/gpu-test-times.txt}
-# balanced_bins FILTER: the GPU tests FILTER selects, dealt into GPU_SHARDS shards of about
-# equal time by GPU_TEST_TIMES (scripts/balance_tests.py), a gtest filter a line; fails
-# (nothing printed) without a times file or a test list.
+# balanced_bins LIST: the tests of LIST (the test binary's --gtest_list_tests output) dealt
+# into GPU_SHARDS shards of about equal time by GPU_TEST_TIMES (scripts/balance_tests.py), a
+# gtest filter a line; fails without a times file or a test list.
 balanced_bins() {
-  [ -n "$GPU_TEST_TIMES" ] && [ -f "$GPU_TEST_TIMES" ] || return 1
-  local list
-  list=$("$GPU_TESTS" --gtest_list_tests --gtest_filter="$1") || return 1
-  python3 scripts/balance_tests.py <(printf '%s\n' "$list") "$GPU_TEST_TIMES" "$GPU_SHARDS"
+  [ -n "$GPU_TEST_TIMES" ] && [ -f "$GPU_TEST_TIMES" ] && [ -s "$1" ] || return 1
+  python3 scripts/balance_tests.py "$1" "$GPU_TEST_TIMES" "$GPU_SHARDS"
 }
 # san_errors LOG...: compute-sanitizer's errors summed over its processes' logs: one "ERROR
 # SUMMARY: N errors" (racecheck: "RACECHECK SUMMARY: ... (N errors, ...") each; "unknown" when
@@ -196,15 +194,18 @@ if want gpu; then
   # run) the shards are balanced_bins': about equal time each (gtest's round robin left them
   # 188-412 s on an H100, 2026-12-06, where 325 s each was the even split), each shard its
   # tests by a flag file; without it, or where listing the tests fails, gtest's own sharding.
-  if balanced_bins "$gpu_filter" >"$OUT/gpu-tests.bins" 2>"$OUT/gpu-tests.bins.log"; then
+  # The tests the filter selects, listed once: for the shards and for the mutants' count.
+  "$GPU_TESTS" --gtest_list_tests --gtest_filter="$gpu_filter" >"$OUT/gpu-test-list.txt" 2>"$OUT/gpu-shards.err" ||
+    : >"$OUT/gpu-test-list.txt"
+  if balanced_bins "$OUT/gpu-test-list.txt" >"$OUT/gpu-shards.txt" 2>>"$OUT/gpu-shards.err"; then
     n_bins=0
     while IFS= read -r bin; do
-      echo "--gtest_filter=$bin" >"$OUT/gpu-tests.flags.$n_bins"
+      echo "--gtest_filter=$bin" >"$OUT/gpu-shard.$n_bins.flags"
       n_bins=$((n_bins + 1))
-    done <"$OUT/gpu-tests.bins"
+    done <"$OUT/gpu-shards.txt"
     echo "[$(stamp)] $n_bins shards balanced by $GPU_TEST_TIMES"
     sharded gpu-tests "$n_bins" env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX timeout "$STEP_TIMEOUT" "$GPU_TESTS" \
-      --gtest_flagfile="$OUT/gpu-tests.flags.@K@"
+      --gtest_flagfile="$OUT/gpu-shard.@K@.flags"
   else
     sharded gpu-tests "$GPU_SHARDS" timeout "$STEP_TIMEOUT" "$GPU_TESTS" --gtest_filter="$gpu_filter"
   fi
@@ -215,8 +216,7 @@ if want gpu; then
   # The numerics mutants these tests run: the MutantCaught tests the filter selects (the test
   # binary's own list, so the device faults, which have tests of their own, and the wide
   # step's mutants, which have no MutantCaught test, are never counted by name here).
-  mutants_total=$("$GPU_TESTS" --gtest_list_tests --gtest_filter="$gpu_filter" |
-    awk '/^[^ ]/ { suite = $1 } /^  / && suite == "AllMutants/MutantCaught." { n++ } END { print n + 0 }')
+  mutants_total=$(awk '/^[^ ]/ { suite = $1 } /^  / && suite == "AllMutants/MutantCaught." { n++ } END { print n + 0 }' "$OUT/gpu-test-list.txt")
   mutants_caught=$(cat "$OUT"/gpu-tests.*.log | grep -c '^MUTANT .* caught by [1-9]')
   plugin_mutants=$(cat "$OUT"/gpu-tests.*.log | grep '^PLUGIN MUTANT' | tr '\n' ';')
   save gpu gpu_rc gpu_pass gpu_fail gpu_skip mutants_total mutants_caught plugin_mutants

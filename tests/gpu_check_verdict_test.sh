@@ -152,11 +152,11 @@ gpu_step() {
 # By the times (C.New unknown: the median, 55 s), longest first into the least loaded shard:
 # A.Long 100 | A.Mid 60; C.New 55 to the second; B.Mid2 50 to the first; B.Short 10 to the second.
 gpu_step "$TMP/gb" "$TMP/times.txt"
-[ "$(cat "$TMP/gb/gpu-tests.flags.0")" = "--gtest_filter=A.Long:B.Mid2" ] &&
-  [ "$(cat "$TMP/gb/gpu-tests.flags.1")" = "--gtest_filter=A.Mid:C.New:B.Short" ] ||
-  { cat "$TMP/gb"/gpu-tests.flags.*; fail "shards balanced by the times: A.Long:B.Mid2 and A.Mid:C.New:B.Short"; }
+[ "$(cat "$TMP/gb/gpu-shard.0.flags")" = "--gtest_filter=A.Long:B.Mid2" ] &&
+  [ "$(cat "$TMP/gb/gpu-shard.1.flags")" = "--gtest_filter=A.Mid:C.New:B.Short" ] ||
+  { cat "$TMP/gb"/gpu-shard.*.flags; fail "shards balanced by the times: A.Long:B.Mid2 and A.Mid:C.New:B.Short"; }
 # Without a times file: gtest's own sharding, round robin.
 gpu_step "$TMP/gr" ""
-[ ! -e "$TMP/gr/gpu-tests.flags.0" ] && grep -qx "\[       OK \] B.Mid2 (1 ms)" "$TMP/gr/gpu-tests.0.log" ||
+[ ! -e "$TMP/gr/gpu-shard.0.flags" ] && grep -qx "\[       OK \] B.Mid2 (1 ms)" "$TMP/gr/gpu-tests.0.log" ||
   fail "no times: gtest's sharding (shard 0 of 2: A.Long, B.Mid2, C.New)"
 echo "gpu-check verdicts: 6 of 6 as expected; sansweep over processes: 5 of 5 as expected; GPU-test shards: 2 of 2"
