@@ -131,6 +131,18 @@ san_errors() {
   done
   echo "$n"
 }
+# san_run TOOL SECONDS CMD...: CMD under compute-sanitizer's TOOL, CMD stopped after SECONDS by
+# a timeout inside the sanitizer, not around it: the signal reaches CMD, which ends as it does on
+# an interrupt (the tool keeps its finished rows and prints its counts), and the sanitizer, still
+# alive, prints its summary of what it saw until then. With the timeout around it (to 98d8691)
+# a cut process left "errors=unknown" and counts printed after the sweep had summed them (H100,
+# 2026-12-06: 4 of the rows sweep's 48 passes counted). Exits 124 when the timeout ended CMD;
+# an outer timeout 60 s later ends a sanitizer that does not return.
+san_run() {
+  local tool=$1 secs=$2; shift 2
+  timeout -k 30 $((secs + 60)) compute-sanitizer --tool "$tool" --target-processes all --print-limit 20 \
+    timeout "$secs" "$@"
+}
 # tally LOG...: the tool's closing counts ("N pass, N fail, N skip, N error") summed over the
 # logs of a sweep's shards (a shard cut short by a signal still prints what it finished).
 tally() {
@@ -153,11 +165,10 @@ run_sanitizer() {
     filter=$SANITIZER_FILTER
     [ "$tool" = memcheck ] || filter=$SANITIZER_EXTRA_FILTER
     echo "[$(stamp)] compute-sanitizer $tool over '$filter', $GPU_SHARDS shards (timeout ${SANITIZER_TIMEOUT}s)"
-    timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 "$GPU_PLUGIN_TESTS" \
+    san_run "$tool" "$SANITIZER_TIMEOUT" "$GPU_PLUGIN_TESTS" \
       --gtest_filter="$filter" >"$OUT/san-$tool.plugin.log" 2>&1 &
     local plugin_pid=$!
-    sharded "san-$tool" "$GPU_SHARDS" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 \
-      "$GPU_TESTS" --gtest_filter="$filter"
+    sharded "san-$tool" "$GPU_SHARDS" san_run "$tool" "$SANITIZER_TIMEOUT" "$GPU_TESTS" --gtest_filter="$filter"
     r=$?
     wait "$plugin_pid"
     v=$?; [ "$v" -gt "$r" ] && r=$v
@@ -348,6 +359,11 @@ fi
 if want sansweep; then
   SANSWEEP_ARGS=${SANSWEEP_ARGS---kernel warp-row,row-vector,chunked,staged,auto --op fwd,add,bwd,add-bwd --H 1,127,4097,16384,32768 --M 1,3 --dtype bf16,fp32 --layout contiguous,misaligned,skewed --no-time --quiet}
   SANSWEEP_ROWS_ARGS=${SANSWEEP_ROWS_ARGS-"--kernel row-vector,chunked,staged,auto --op bwd,add-bwd --H 127,1000 --M 100003 --dtype bf16,fp32 --layout contiguous,skewed --no-time --quiet"}
+  # The tool's own limit on one kernel's wait (--kernel-timeout, 60 s by default) is off under
+  # the sanitizers (0 = none; SANITIZER_TIMEOUT bounds the sweep): racecheck ran staged's fp32
+  # backward at M=100003 H=1000 past 60 s (H100, 2026-12-06), and the tool stopped its sweep
+  # there with an error row for a kernel that was only slow.
+  SANITIZER_KERNEL_TIMEOUT=${SANITIZER_KERNEL_TIMEOUT:-0}
   SANSWEEP_CLUSTER_ARGS=${SANSWEEP_CLUSTER_ARGS-"--kernel row-vector,chunked,auto --op fwd,add,bwd,add-bwd --H 65536 --M 300 --dtype bf16,fp32 --layout contiguous,misaligned --eps 1e-5 --no-time --quiet"}
   ss_state="" ss_bad=0
   for tool in $SANITIZER_TOOLS; do
@@ -361,8 +377,8 @@ if want sansweep; then
       n=$SANSWEEP_SHARDS
       echo "[$(stamp)] compute-sanitizer $tool over a tool sweep ($sweep, $n process(es)): $args"
       # shellcheck disable=SC2086
-      sharded "$name" "$n" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" --print-limit 20 \
-        "$BIN" $args --shard "@K@/$n" --out "$OUT/$name/shards/@K@"
+      sharded "$name" "$n" san_run "$tool" "$SANITIZER_TIMEOUT" \
+        "$BIN" $args --kernel-timeout "$SANITIZER_KERNEL_TIMEOUT" --shard "@K@/$n" --out "$OUT/$name/shards/@K@"
       r=$?
       logs=()
       for ((k = 0; k < n; k++)); do logs+=("$OUT/$name.$k.log"); done

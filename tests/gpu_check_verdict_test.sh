@@ -49,10 +49,12 @@ STEPS="gpu bogus" scripts/gpu-check.sh "$TMP/bad" >"$TMP/bad.txt" 2>&1 || rc=$?
 grep -q "STEPS: unknown step 'bogus'" "$TMP/bad.txt" || { cat "$TMP/bad.txt"; fail "want the unknown step named"; }
 [ ! -e "$TMP/bad" ] || fail "an unknown step must stop before anything runs, OUTDIR not made"
 
-# The stand-ins. The tool: a sweep's shard K/N writes its --out and closes with "K+1 pass, 0
-# fail, K skip, 0 error"; merge concatenates. compute-sanitizer: runs its command, then prints
-# its summary with 1 error for the shard named by FAKE_SAN_FAULT, none (exit 124, as timeout
-# kills it) for the shard named by FAKE_SAN_CUT.
+# The stand-ins. The tool: a sweep's shard K/N writes its --out (and its arguments, to
+# OUT/args) and closes with "K+1 pass, 0 fail, K skip, 0 error", the shard named by
+# FAKE_SAN_CUT then exiting 124 as its timeout had ended it; merge concatenates.
+# compute-sanitizer: wants `timeout SECONDS` as the start of its command (the timeout inside
+# it, so a cut process still gets its summary), runs it, then prints its summary with 1 error
+# for the shard named by FAKE_SAN_FAULT and exits as its command did.
 mkdir -p "$TMP/fake/build" "$TMP/fake/bin"
 cat >"$TMP/fake/build/rmsnorm-bench" <<'SH'
 #!/usr/bin/env bash
@@ -63,19 +65,22 @@ case $1 in
     cat "${ins[@]}" >"$out"; exit 0 ;;
 esac
 shard=0/1
+args="$*"
 while [ $# -gt 0 ]; do case $1 in --shard) shard=$2; shift 2 ;; --out) out=$2; shift 2 ;; *) shift ;; esac; done
-mkdir -p "$out" && echo "shard $shard" >"$out/results.csv"
+mkdir -p "$out" && echo "shard $shard" >"$out/results.csv" && echo "$args" >"$out/args"
 k=${shard%/*}
 echo "$((k + 1)) pass, 0 fail, $k skip, 0 error"
+[ "$shard" != "${FAKE_SAN_CUT:-none}" ] || exit 124
 SH
 cat >"$TMP/fake/bin/compute-sanitizer" <<'SH'
 #!/usr/bin/env bash
-tool=$2; shift 4  # --tool TOOL --print-limit N
-"$@" || exit
-case " $* " in *" --shard ${FAKE_SAN_CUT:-none} "*) exit 124 ;; esac
+tool=$2; shift 6  # --tool TOOL --target-processes all --print-limit N
+[ "$1" = timeout ] || { echo "stand-in compute-sanitizer: want 'timeout SECONDS' first, got '$1'"; exit 99; }
+"$@"; rc=$?
 e=0; case " $* " in *" --shard ${FAKE_SAN_FAULT:-none} "*) e=1 ;; esac
 if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: $e hazards displayed ($e errors, 0 warnings)"
 else echo "========= ERROR SUMMARY: $e errors"; fi
+exit "$rc"
 SH
 chmod +x "$TMP/fake/build/rmsnorm-bench" "$TMP/fake/bin/compute-sanitizer"
 # sansweep DIR SHARDS WANT_RC: the step over DIR with stand-ins; checks the exit status.
@@ -91,6 +96,8 @@ sansweep "$TMP/ss1" 1 0
 want_line "$TMP/ss1" "memcheck: rc=0 errors=0 (1 pass, 0 fail, 0 skip, 0 error); memcheck at many rows: rc=0 errors=0 (1 pass"
 want_line "$TMP/ss1" "racecheck over clusters: rc=0 errors=0 (1 pass, 0 fail, 0 skip, 0 error);"
 grep -qx "shard 0/1" "$TMP/ss1/sansweep-racecheck/results.csv" || fail "one process: the whole sweep, into OUT/NAME"
+grep -q -- "--kernel-timeout 0 " "$TMP/ss1/sansweep-racecheck/shards/0/args" ||
+  fail "under the sanitizers the tool's own kernel timeout is off: $(cat "$TMP/ss1/sansweep-racecheck/shards/0/args")"
 
 sansweep "$TMP/ss3" 3 0
 want_line "$TMP/ss3" "racecheck at many rows: rc=0 errors=0 (6 pass, 0 fail, 3 skip, 0 error, 3 processes);"
@@ -106,7 +113,7 @@ grep -qxF "steps passed: none; failed: sansweep; not run: gpu sanitizer wide cpu
   "$TMP/ssf/summary.txt" || fail "an error in one shard fails the step"
 
 FAKE_SAN_CUT=2/3 sansweep "$TMP/ssc" 3 1
-want_line "$TMP/ssc" "memcheck: rc=124 errors=unknown (6 pass, 0 fail, 3 skip, 0 error, 3 processes)"
+want_line "$TMP/ssc" "memcheck: rc=124 errors=0 (6 pass, 0 fail, 3 skip, 0 error, 3 processes)"
 
 rc=0
 SANSWEEP_SHARDS=0 STEPS=sansweep scripts/gpu-check.sh "$TMP/bad0" >"$TMP/bad.txt" 2>&1 || rc=$?
