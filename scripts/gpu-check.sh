@@ -205,6 +205,12 @@ if want gpu; then
   # run) the shards are balanced_bins': about equal time each (gtest's round robin left them
   # 188-412 s on an H100, 2026-12-06, where 325 s each was the even split), each shard its
   # tests by a flag file; without it, or where listing the tests fails, gtest's own sharding.
+  # Balanced, the step did not end sooner (H100, 98d8691, 2026-12-06, memcheck's sansweep
+  # beside it): 90 of the 98 tests ended in its 480 s, their times summing to 6246 s where the
+  # same tests took 4527 s at 9fed436 (round robin, also beside memcheck), all 16 processes
+  # sharing the GPU to the end (a third sansweep, clusters, beside them too). The step is bound
+  # by the GPU's throughput; balance helps only a step whose shards end unevenly for lack of
+  # work, not one the GPU is saturated through.
   # The tests the filter selects, listed once: for the shards and for the mutants' count.
   "$GPU_TESTS" --gtest_list_tests --gtest_filter="$gpu_filter" >"$OUT/gpu-test-list.txt" 2>"$OUT/gpu-shards.err" ||
     : >"$OUT/gpu-test-list.txt"

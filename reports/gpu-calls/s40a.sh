@@ -15,6 +15,11 @@
 # past a call's 600 s; with them beside the shards it took 435 s here. The logs stay in /tmp/gc
 # and travel back as one tar (a call returns 8 files at most), made even when the step is cut
 # (its own limit ends 80 s before the call's).
+# Ran again in session 43 (2026-12-06 06:02-06:10 UTC, 484 s, NVIDIA H100 80GB HBM3) as
+# `bash reports/gpu-calls/s40a.sh all` over 98d8691's bundle: the step, its shards balanced by
+# reports/gpu-test-times.txt and memcheck over three sansweeps beside it, reached its 480 s
+# with 90 of the 98 GPU tests done (s43d.sh ran the 8 others). On an H100 the whole step no
+# longer fits one call with memcheck beside it; run the memcheck sansweep in a call of its own.
 set -uo pipefail
 case ${1:-} in
   kernels) filter='AllKernels/*' plugin=1 ;;
