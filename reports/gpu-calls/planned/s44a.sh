@@ -11,9 +11,10 @@
 #   resident block of the persistent grids, so each block still takes rows one after another
 #   through its ring and partial row, 250 s (its clusters sweep passed in s43e.sh).
 # Each gpu-check.sh bounded at 560 s and the tar made after them: give the call 600 s. Carries
-# .gpu/bundle.tar.xz (unpacked where the machine lacks build/).
+# .gpu/bundle.tar.xz (main's build of 98d8691), unpacked over whatever build/ the machine holds
+# (s44b.sh leaves exp/run57's there).
 . reports/gpu-calls/planned/prelude.sh
-unpack build .gpu/bundle.tar.xz
+rm -rf build && tar xJf .gpu/bundle.tar.xz || exit 9  # main's build, whatever build/ the call before left
 machine
 SANSWEEP_SHARDS=8 SANITIZER_TOOLS=racecheck SANITIZER_TIMEOUT=250 SANSWEEP_ARGS= STEPS=sansweep \
   timeout 560 scripts/gpu-check.sh $R/racecheck >$R/racecheck.log 2>&1 &

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Planned in session 43 (2026-12-06): perf-notes run 57 (branch exp/run57: the aligned ring's
+# dw partials added in clusters of 4 or 2 row blocks before they leave the chip), its first
+# GPU call. Carries .gpu/exp57.tar.xz (scripts/pack-gpu.sh on exp/run57: its tool and test
+# binaries as build/, main's tool of 98d8691 as build-before/), unpacked whatever the machine
+# holds (its build/ may be main's, from s44a.sh). H100 or H200 (say which in the record).
+#  1. beside each other, bounded at 300 s:
+#     the backward's GPU tests that reach the reducing clusters or its neighbours (row-vector's
+#     and auto's validation sweeps, whose many-rows sweeps run M=20011 at H=1000, an aligned
+#     ring; Backward.*; Bwd/* for dw's repeatability; the backward's timing test), 8 shards;
+#     validation sweeps (the fp64 reference, no sanitizer) of row-vector and auto, bwd and
+#     add-bwd, at the shapes that take the ring with reducing clusters: H 2048-16384 at M=4099
+#     and H 1000/1024 at M=9001 (past the resident row blocks, twice past them below 2049
+#     columns), bf16 and fp32 x, w fp32 beside w = x, contiguous and strided (aligned
+#     strides), as 4 shards;
+#     memcheck, then racecheck, over auto's bwd and add-bwd at M=4099 H 4096/8192, bf16 and fp32;
+#  2. run 57's timing against main (scripts/ab-time.sh, ABBA, 2 rounds, auto M=16384), in the
+#     time left of the call's 600 s, H=4097 the control (shifted rows: untouched), and add-bwd
+#     with an fp32 residual (ptxas: some of its kernels rose 80 -> 88 registers).
+. reports/gpu-calls/planned/prelude.sh
+rm -rf build build-before && tar xJf .gpu/exp57.tar.xz || exit 9
+machine
+build-before/rmsnorm-bench --version
+GTEST_FILTER='AllKernels/KernelPasses.ValidationSweep/row_vector_bwd:AllKernels/KernelPasses.ValidationSweep/row_vector_add_bwd:AllKernels/KernelPasses.ValidationSweep/auto_bwd:AllKernels/KernelPasses.ValidationSweep/auto_add_bwd:Backward.*:Bwd/*:Timing.BackwardIsTimedOverAllItsLaunches' \
+  PLUGIN_TESTS=0 GPU_SHARDS=8 STEP_TIMEOUT=290 STEPS=gpu timeout 300 scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1 &
+V=(--kernel row-vector,auto --op bwd,add-bwd --dtype bf16,fp32 --wdtype same,fp32 --layout contiguous,strided --quiet --no-time)
+for k in 0 1 2 3; do
+  {
+    timeout 180 build/rmsnorm-bench "${V[@]}" --H 2048,4096,8192,16384 --M 4099 --shard $k/4 --out $R/val-long/$k
+    echo "val-long $k/4 rc=$? $(el)"
+    timeout 100 build/rmsnorm-bench "${V[@]}" --H 1000,1024 --M 9001 --shard $k/4 --out $R/val-short/$k
+    echo "val-short $k/4 rc=$? $(el)"
+  } >$R/val.$k.log 2>&1 &
+done
+for tool in memcheck racecheck; do
+  timeout -k 10 150 compute-sanitizer --tool $tool --target-processes all --print-limit 20 timeout 140 build/rmsnorm-bench --kernel auto \
+    --op bwd,add-bwd --H 4096,8192 --M 4099 --dtype bf16,fp32 --no-time --quiet --kernel-timeout 0 --out $R/san-$tool \
+    >$R/san-$tool.log 2>&1
+  echo "$tool rc=$? $(el)"
+done >$R/san.txt 2>&1
+wait
+echo "checks done $(el)"
+head -6 $R/gc/summary.txt
+grep -h "^\[  FAILED\|^\[       OK \]" $R/gc/gpu-tests.*.log
+grep -h "rc=\|pass, .* fail" $R/val.*.log
+cat $R/san.txt
+grep -h "pass, .* fail" $R/san-*.log
+grep -h "SUMMARY" $R/san-*.log
+left=$((585 - $(date +%s) + T0))
+scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b red=build/rmsnorm-bench -T $((left / 8 - 5)) \
+  -c '--op bwd,add-bwd --kernel auto --dtype bf16,fp32 --M 16384 --H 2048,4096,8192,16384,4097' \
+  -c '--op add-bwd --kernel auto --dtype bf16 --rdtype fp32 --M 16384 --H 4096,8192' >$R/ab.log 2>&1
+echo "ab rc=$? $(el)"
+head -60 $R/ab/summary.txt
+tar cJf "$OUT/r.tar.xz" -C /tmp r
