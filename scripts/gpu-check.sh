@@ -87,12 +87,19 @@ commit=$("$BIN" --version | sed -n 's/.*commit=//p')
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 echo "[$(stamp)] gpu-check: commit=$commit gpu=$gpu"
 
-# gtest's closing lines: "[  PASSED  ] N tests." / "[  FAILED  ] N tests, listed below:",
-# summed over the shard logs given.
+# count WHAT LOG...: the tests gtest ended as WHAT (OK, FAILED or SKIPPED) in the logs given, by
+# each test's own closing line ("[       OK ] Suite.Name (12 ms)"; the summary's list of failed
+# tests, which has no time, is not counted again), so a process cut short still counts the
+# tests it finished: its "[  PASSED  ] N tests." never comes (98d8691's step, cut at 480 s,
+# said passed=82 by those lines where its logs held 104 tests passed).
 count() {
-  local what=$1 n=0 f v; shift
-  for f in "$@"; do v=$(sed -n "s/^\[  $what  \] \([0-9]*\) test.*/\1/p" "$f" | tail -n 1); n=$((n + ${v:-0})); done
-  echo "$n"
+  local what=$1 pat; shift
+  case $what in
+    OK) pat='^\[       OK \] .* \([0-9]+ ms\)$' ;;
+    FAILED) pat='^\[  FAILED  \] .* \([0-9]+ ms\)$' ;;
+    SKIPPED) pat='^\[  SKIPPED \] .* \([0-9]+ ms\)$' ;;
+  esac
+  cat "$@" 2>/dev/null | grep -cE "$pat"
 }
 # sharded NAME SHARDS CMD...: runs CMD as SHARDS processes at once, logs in OUT/NAME.K.log;
 # returns the worst exit status. Each process has gtest's sharding variables (a gtest binary
@@ -177,7 +184,7 @@ run_sanitizer() {
     errors=$(san_errors "$OUT"/san-"$tool".*.log)
     if [ "$r" -eq 124 ]; then state="cut short after ${SANITIZER_TIMEOUT}s"; else state="rc=$r"; fi
     san_state="$san_state $tool: $state errors=$errors;"
-    san_pass=$((san_pass + $(count PASSED "$OUT"/san-"$tool".*.log)))
+    san_pass=$((san_pass + $(count OK "$OUT"/san-"$tool".*.log)))
     [ "$errors" = 0 ] || san_errors_bad=1
     echo "[$(stamp)] $tool $state errors=$errors"
   done
@@ -228,16 +235,22 @@ if want gpu; then
   fi
   gpu_rc=$?
   if [ -n "$plugin_pid" ]; then wait "$plugin_pid"; r=$?; [ "$r" -gt "$gpu_rc" ] && gpu_rc=$r; fi
-  gpu_pass=$(count PASSED "$OUT"/gpu-tests.*.log); gpu_fail=$(count FAILED "$OUT"/gpu-tests.*.log)
+  gpu_pass=$(count OK "$OUT"/gpu-tests.*.log); gpu_fail=$(count FAILED "$OUT"/gpu-tests.*.log)
   gpu_skip=$(count SKIPPED "$OUT"/gpu-tests.*.log)
+  # The listed tests that no shard ended (a step cut short): the test list against the
+  # shards' closing lines (the plugin tests, which are not in the list, left out).
+  gpu_listed=$(grep -c '^  ' "$OUT/gpu-test-list.txt")
+  gpu_ended=$(($(count OK "$OUT"/gpu-tests.[0-9]*.log) + $(count FAILED "$OUT"/gpu-tests.[0-9]*.log) +
+    $(count SKIPPED "$OUT"/gpu-tests.[0-9]*.log)))
+  if [ "$gpu_listed" -gt 0 ]; then gpu_unfinished=$((gpu_listed - gpu_ended)); else gpu_unfinished=unknown; fi
   # The numerics mutants these tests run: the MutantCaught tests the filter selects (the test
   # binary's own list, so the device faults, which have tests of their own, and the wide
   # step's mutants, which have no MutantCaught test, are never counted by name here).
   mutants_total=$(awk '/^[^ ]/ { suite = $1 } /^  / && suite == "AllMutants/MutantCaught." { n++ } END { print n + 0 }' "$OUT/gpu-test-list.txt")
   mutants_caught=$(cat "$OUT"/gpu-tests.*.log | grep -c '^MUTANT .* caught by [1-9]')
   plugin_mutants=$(cat "$OUT"/gpu-tests.*.log | grep '^PLUGIN MUTANT' | tr '\n' ';')
-  save gpu gpu_rc gpu_pass gpu_fail gpu_skip mutants_total mutants_caught plugin_mutants
-  echo "[$(stamp)] GPU tests rc=$gpu_rc passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0} mutants=$mutants_caught/$mutants_total"
+  save gpu gpu_rc gpu_pass gpu_fail gpu_skip gpu_unfinished mutants_total mutants_caught plugin_mutants
+  echo "[$(stamp)] GPU tests rc=$gpu_rc passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0} unfinished=$gpu_unfinished mutants=$mutants_caught/$mutants_total"
 fi
 
 if want wide; then
@@ -257,7 +270,7 @@ if want cpu; then
   cpu_rc=$?
   timeout "$STEP_TIMEOUT" "$CPU_PLUGIN_TESTS" >"$OUT/cpu-plugin-tests.log" 2>&1
   r=$?; [ "$r" -gt "$cpu_rc" ] && cpu_rc=$r
-  cpu_pass=$(count PASSED "$OUT/cpu-tests.log" "$OUT/cpu-plugin-tests.log")
+  cpu_pass=$(count OK "$OUT/cpu-tests.log" "$OUT/cpu-plugin-tests.log")
   cpu_fail=$(count FAILED "$OUT/cpu-tests.log" "$OUT/cpu-plugin-tests.log")
   save cpu cpu_rc cpu_pass cpu_fail
   echo "[$(stamp)] CPU tests rc=$cpu_rc passed=${cpu_pass:-0} failed=${cpu_fail:-0}"
@@ -500,7 +513,7 @@ done
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "gpu=$gpu"
   echo "steps passed:${steps_passed:- none}; failed:${steps_failed:- none}; not run:${steps_missing:- none}"
-  echo "gpu_tests: rc=${gpu_rc:-not run} passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0}"
+  echo "gpu_tests: rc=${gpu_rc:-not run} passed=${gpu_pass:-0} failed=${gpu_fail:-0} skipped=${gpu_skip:-0} unfinished=${gpu_unfinished:-?}"
   echo "mutants_caught=${mutants_caught:-0}/${mutants_total:-?}"
   echo "plugin: ${plugin_mutants:-not run}"
   echo "wide tensors (--preset wide, every op, built-in kernels): rc=${wide_rc:-not run}, ${wide_pass:-0} of ${wide_cases:-0} cases pass (mutants among them); ${wide_mutant:-}"

@@ -122,7 +122,8 @@ SANSWEEP_SHARDS=0 STEPS=sansweep scripts/gpu-check.sh "$TMP/bad0" >"$TMP/bad.txt
 # The GPU-test step's shards. A stand-in test binary of five tests: it lists them
 # (--gtest_list_tests), runs those its filter names (--gtest_filter, or one in a
 # --gtest_flagfile) or, under gtest's sharding variables, every N-th of them, and refuses a
-# flag file with the sharding variables set (the shard would then run part of its part).
+# flag file with the sharding variables set (the shard would then run part of its part). At
+# the test FAKE_GPU_CUT names it stops as a timeout would: no closing line, exit 124.
 mkdir -p "$TMP/fake/build/tests"
 cat >"$TMP/fake/build/tests/rb_gpu_tests" <<'SH'
 #!/usr/bin/env bash
@@ -141,6 +142,7 @@ for t in $all; do
     *) case ":$filter:" in *":$t:"*) mine=1 ;; *) mine=0 ;; esac ;;
   esac
   i=$((i + 1))
+  [ "$mine" = 1 ] && [ "$t" = "${FAKE_GPU_CUT:-none}" ] && { echo "[ RUN      ] $t"; exit 124; }
   [ "$mine" = 1 ] && { echo "[       OK ] $t (1 ms)"; n=$((n + 1)); }
 done
 echo "[  PASSED  ] $n tests."
@@ -153,7 +155,8 @@ gpu_step() {
   BUILD_DIR="$TMP/fake/build" GPU_TEST_TIMES=$2 GPU_SHARDS=2 PLUGIN_TESTS=0 STEPS=gpu scripts/gpu-check.sh "$1" \
     >"$TMP/out.txt" 2>&1 || rc=$?
   [ "$rc" = 0 ] || { cat "$TMP/out.txt" "$1"/gpu-tests.*.log; fail "$1: exit $rc, want 0"; }
-  grep -q "^gpu_tests: rc=0 passed=5 failed=0" "$1/summary.txt" || { cat "$1/summary.txt"; fail "$1: want 5 passed"; }
+  grep -q "^gpu_tests: rc=0 passed=5 failed=0 skipped=0 unfinished=0" "$1/summary.txt" ||
+    { cat "$1/summary.txt"; fail "$1: want 5 passed, none unfinished"; }
   [ "$(cat "$1"/gpu-tests.[0-9].log | grep -c '^\[       OK \]')" = 5 ] || fail "$1: each test once"
 }
 # By the times (C.New unknown: the median, 55 s), longest first into the least loaded shard:
@@ -166,4 +169,11 @@ gpu_step "$TMP/gb" "$TMP/times.txt"
 gpu_step "$TMP/gr" ""
 [ ! -e "$TMP/gr/gpu-shard.0.flags" ] && grep -qx "\[       OK \] B.Mid2 (1 ms)" "$TMP/gr/gpu-tests.0.log" ||
   fail "no times: gtest's sharding (shard 0 of 2: A.Long, B.Mid2, C.New)"
-echo "gpu-check verdicts: 6 of 6 as expected; sansweep over processes: 5 of 5 as expected; GPU-test shards: 2 of 2"
+# A shard cut short (round robin: shard 0 runs A.Long, B.Mid2, C.New; cut at B.Mid2): the tests
+# it ended before the cut still count, and the two it never ended are named as unfinished.
+rc=0
+FAKE_GPU_CUT=B.Mid2 BUILD_DIR="$TMP/fake/build" GPU_TEST_TIMES= GPU_SHARDS=2 PLUGIN_TESTS=0 STEPS=gpu \
+  scripts/gpu-check.sh "$TMP/gc" >"$TMP/out.txt" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "^gpu_tests: rc=124 passed=3 failed=0 skipped=0 unfinished=2$" "$TMP/gc/summary.txt" ||
+  { cat "$TMP/gc/summary.txt"; fail "a cut shard: exit $rc (want 1), its finished tests counted, 2 unfinished"; }
+echo "gpu-check verdicts: 6 of 6 as expected; sansweep over processes: 5 of 5 as expected; GPU-test shards: 3 of 3"
