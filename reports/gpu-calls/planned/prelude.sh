@@ -4,7 +4,9 @@
 # is on the machine (kept from the call before); `machine` names the tool and the GPU.
 set -uo pipefail
 R=/tmp/r
-mkdir -p "$R"
+# Emptied first: a warm machine keeps /tmp between calls, and s43e.sh's tar carried s43b.sh's
+# leftovers (two partial CSVs a shard); s38c.sh after s43c.sh would have timed into s43c's $R/ab.
+rm -rf "$R" && mkdir -p "$R"
 T0=$(date +%s)
 el() { echo "+$(( $(date +%s) - T0 ))s"; }
 unpack() { "$1"/rmsnorm-bench --version 2>/dev/null || tar xJf "$2" || exit 9; }
