@@ -14,7 +14,9 @@
 #     and H 1000/1024 at M=9001 (past the resident row blocks, twice past them below 2049
 #     columns), bf16 and fp32 x, w fp32 beside w = x, contiguous and strided (aligned
 #     strides), as 4 shards;
-#     memcheck, then racecheck, over auto's bwd and add-bwd at M=4099 H 4096/8192, bf16 and fp32;
+#     memcheck, racecheck, then initcheck (the column sum must read only partial rows the
+#     clusters wrote), 90 s each, over auto's bwd and add-bwd at M=4099 H 4096/8192, bf16 and
+#     fp32;
 #  2. run 57's timing against main (scripts/ab-time.sh, ABBA, 2 rounds, auto M=16384), in the
 #     time left of the call's 600 s, H=4097 the control (shifted rows: untouched), and add-bwd
 #     with an fp32 residual (ptxas: some of its kernels rose 80 -> 88 registers).
@@ -33,8 +35,8 @@ for k in 0 1 2 3; do
     echo "val-short $k/4 rc=$? $(el)"
   } >$R/val.$k.log 2>&1 &
 done
-for tool in memcheck racecheck; do
-  timeout -k 10 150 compute-sanitizer --tool $tool --target-processes all --print-limit 20 timeout 140 build/rmsnorm-bench --kernel auto \
+for tool in memcheck racecheck initcheck; do
+  timeout -k 10 100 compute-sanitizer --tool $tool --target-processes all --print-limit 20 timeout 90 build/rmsnorm-bench --kernel auto \
     --op bwd,add-bwd --H 4096,8192 --M 4099 --dtype bf16,fp32 --no-time --quiet --kernel-timeout 0 --out $R/san-$tool \
     >$R/san-$tool.log 2>&1
   echo "$tool rc=$? $(el)"
