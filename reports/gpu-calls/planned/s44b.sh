@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Planned in session 43 (2026-12-06): perf-notes run 57 (branch exp/run57: the aligned ring's
 # dw partials added in clusters of 4 or 2 row blocks before they leave the chip), its first
-# GPU call. Carries .gpu/exp57.tar.xz (58.6 MB; scripts/pack-gpu.sh on exp/run57: its tool and
-# test binaries of a791f27 as build/, main's tool of 98d8691 as build-before/, no wheels),
+# GPU call. Carries .gpu/exp57.tar.xz (58.4 MB; scripts/pack-gpu.sh on exp/run57: its tool and
+# test binaries of 0eea5b1 as build/, main's tool of 98d8691 as build-before/, no wheels),
 # unpacked whatever the machine
 # holds (its build/ may be main's, from s44a.sh). H100 or H200 (say which in the record).
 #  1. beside each other, bounded at 300 s:

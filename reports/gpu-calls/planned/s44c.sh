@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Planned in session 43 (2026-12-06): perf-notes run 58 (branch exp/run58: run 57's reducing
 # clusters for shifted rows too), its first GPU call, right after s44b.sh on the same machine
-# (which leaves run 57's build in build/). Carries .gpu/exp58.tar.xz (exp/run58's tool and GPU
-# test binary as build-exp58/). Bounded inside the call's 600 s, the tar last:
+# (which leaves run 57's build in build/). Carries .gpu/exp58.tar.xz (39.5 MB: exp/run58's tool
+# and GPU test binary of 8a9cf25 as build-exp58/). Bounded inside the call's 600 s, the tar last:
 #  1. beside each other, bounded at 300 s:
 #     the backward's GPU tests that reach shifted rows (row-vector's and auto's validation
 #     sweeps, bwd and add-bwd: H 4097 and the misaligned layout; Backward.*; Bwd/*), 6 shards;
@@ -14,7 +14,7 @@
 #  2. run 58's timing against run 57 (scripts/ab-time.sh, ABBA, 2 rounds, auto M=16384, bf16,
 #     H 4096 and 4097, contiguous and misaligned: the aligned H=4096 the control).
 . reports/gpu-calls/planned/prelude.sh
-build/rmsnorm-bench --version | grep -q a791f27 || { echo "run 57's build is not in build/: run this right after s44b.sh"; exit 8; }
+build/rmsnorm-bench --version | grep -q 0eea5b1 || { echo "run 57's build is not in build/: run this right after s44b.sh"; exit 8; }
 rm -rf build-exp58 && tar xJf .gpu/exp58.tar.xz || exit 9
 machine
 build-exp58/rmsnorm-bench --version
