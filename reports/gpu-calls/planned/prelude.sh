@@ -11,3 +11,14 @@ T0=$(date +%s)
 el() { echo "+$(( $(date +%s) - T0 ))s"; }
 unpack() { "$1"/rmsnorm-bench --version 2>/dev/null || tar xJf "$2" || exit 9; }
 machine() { build/rmsnorm-bench --version; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; }
+# report_checks: what a kernel experiment's checks (s44b.sh, s44c.sh) left in $R: the GPU
+# tests' summary and lines, the validation shards' exit codes and counts, the sanitizers'.
+report_checks() {
+  echo "checks done $(el)"
+  head -6 "$R/gc/summary.txt"
+  grep -h "^\[  FAILED\|^\[       OK \]" "$R"/gc/gpu-tests.*.log
+  grep -h "rc=\|pass, .* fail" "$R"/val.*.log
+  cat "$R/san.txt"
+  grep -h "pass, .* fail" "$R"/san-*.log
+  grep -h "SUMMARY" "$R"/san-*.log
+}

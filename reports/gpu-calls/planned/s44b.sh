@@ -42,13 +42,7 @@ for tool in memcheck racecheck initcheck; do
   echo "$tool rc=$? $(el)"
 done >$R/san.txt 2>&1
 wait
-echo "checks done $(el)"
-head -6 $R/gc/summary.txt
-grep -h "^\[  FAILED\|^\[       OK \]" $R/gc/gpu-tests.*.log
-grep -h "rc=\|pass, .* fail" $R/val.*.log
-cat $R/san.txt
-grep -h "pass, .* fail" $R/san-*.log
-grep -h "SUMMARY" $R/san-*.log
+report_checks
 left=$((585 - $(date +%s) + T0))
 scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b red=build/rmsnorm-bench -T $((left / 8 - 5)) \
   -c '--op bwd,add-bwd --kernel auto --dtype bf16,fp32 --M 16384 --H 2048,4096,8192,16384,4097' \
