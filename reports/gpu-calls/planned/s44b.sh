@@ -44,8 +44,10 @@ done >$R/san.txt 2>&1
 wait
 report_checks
 left=$((585 - $(date +%s) + T0))
-scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b red=build/rmsnorm-bench -T $((left / 8 - 5)) \
-  -c '--op bwd,add-bwd --kernel auto --dtype bf16,fp32 --M 16384 --H 2048,4096,8192,16384,4097' \
+# 3 groups x 2 builds x 2 rounds = 12 runs, each bounded (a run cut short is listed as such).
+scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b red=build/rmsnorm-bench -T $((left / 12 - 3)) \
+  -c '--op bwd,add-bwd --kernel auto --dtype bf16 --M 16384 --H 2048,4096,8192,16384,4097' \
+  -c '--op bwd,add-bwd --kernel auto --dtype fp32 --M 16384 --H 4096,8192' \
   -c '--op add-bwd --kernel auto --dtype bf16 --rdtype fp32 --M 16384 --H 4096,8192' >$R/ab.log 2>&1
 echo "ab rc=$? $(el)"
 head -60 $R/ab/summary.txt
