@@ -87,17 +87,18 @@ commit=$("$BIN" --version | sed -n 's/.*commit=//p')
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 echo "[$(stamp)] gpu-check: commit=$commit gpu=$gpu"
 
-# count WHAT LOG...: the tests gtest ended as WHAT (OK, FAILED or SKIPPED) in the logs given, by
-# each test's own closing line ("[       OK ] Suite.Name (12 ms)"; the summary's list of failed
-# tests, which has no time, is not counted again), so a process cut short still counts the
-# tests it finished: its "[  PASSED  ] N tests." never comes (98d8691's step, cut at 480 s,
-# said passed=82 by those lines where its logs held 104 tests passed).
+# count WHAT LOG...: the tests gtest ended as WHAT (OK, FAILED, SKIPPED, or ENDED: any of the
+# three) in the logs given, by each test's own closing line ("[       OK ] Suite.Name (12 ms)";
+# the summary's list of failed tests, which has no time, is not counted again), so a process
+# cut short still counts the tests it finished: its "[  PASSED  ] N tests." never comes
+# (98d8691's step, cut at 480 s, said passed=82 by those lines where its logs held 104 passed).
 count() {
   local what=$1 pat; shift
   case $what in
     OK) pat='^\[       OK \] .* \([0-9]+ ms\)$' ;;
     FAILED) pat='^\[  FAILED  \] .* \([0-9]+ ms\)$' ;;
     SKIPPED) pat='^\[  SKIPPED \] .* \([0-9]+ ms\)$' ;;
+    ENDED) pat='^\[ +(OK|FAILED|SKIPPED) +\] .* \([0-9]+ ms\)$' ;;
   esac
   cat "$@" 2>/dev/null | grep -cE "$pat"
 }
@@ -240,8 +241,7 @@ if want gpu; then
   # The listed tests that no shard ended (a step cut short): the test list against the
   # shards' closing lines (the plugin tests, which are not in the list, left out).
   gpu_listed=$(grep -c '^  ' "$OUT/gpu-test-list.txt")
-  gpu_ended=$(($(count OK "$OUT"/gpu-tests.[0-9]*.log) + $(count FAILED "$OUT"/gpu-tests.[0-9]*.log) +
-    $(count SKIPPED "$OUT"/gpu-tests.[0-9]*.log)))
+  gpu_ended=$(count ENDED "$OUT"/gpu-tests.[0-9]*.log)
   if [ "$gpu_listed" -gt 0 ]; then gpu_unfinished=$((gpu_listed - gpu_ended)); else gpu_unfinished=unknown; fi
   # The numerics mutants these tests run: the MutantCaught tests the filter selects (the test
   # binary's own list, so the device faults, which have tests of their own, and the wide
