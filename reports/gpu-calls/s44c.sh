@@ -1,4 +1,9 @@
 #!/usr/bin/env bash
+# Ran in session 44 (2026-12-06 09:13-09:16 UTC, 131 s, NVIDIA H100 80GB HBM3, driver
+# 580.159.04, warm from s44b.sh) as `bash reports/gpu-calls/planned/s44c.sh`, carrying
+# .gpu/exp58.tar.xz: every check passed (GPU tests 8/8; validation 160 cases; memcheck and
+# initcheck clean); timing within about 1% of run 57's either way: docs/perf-notes.md
+# "Runs 57 and 58 — measured".
 # Planned in session 43 (2026-12-06): perf-notes run 58 (branch exp/run58: run 57's reducing
 # clusters for shifted rows too), its first GPU call, right after s44b.sh on the same machine
 # (which leaves run 57's build in build/). Carries .gpu/exp58.tar.xz (39.5 MB: exp/run58's tool

@@ -1,4 +1,10 @@
 #!/usr/bin/env bash
+# Ran in session 44 (2026-12-06 09:09-09:14 UTC, 255 s, NVIDIA H100 80GB HBM3, driver
+# 580.159.04, a fresh machine) as `bash reports/gpu-calls/planned/s44b.sh`, carrying
+# .gpu/exp57.tar.xz: every check passed (GPU tests 9/9; validation 288 cases; memcheck,
+# racecheck, initcheck clean, racecheck's inner timeout cutting it after its 16 cases and its
+# summary); the timing refuted the prediction (bwd bf16 H=4096 1.008 of main's time):
+# docs/perf-notes.md "Runs 57 and 58 — measured".
 # Planned in session 43 (2026-12-06): perf-notes run 57 (branch exp/run57: the aligned ring's
 # dw partials added in clusters of 4 or 2 row blocks before they leave the chip), its first
 # GPU call. Carries .gpu/exp57.tar.xz (58.4 MB; scripts/pack-gpu.sh on exp/run57: its tool and
