@@ -124,6 +124,15 @@ constexpr int min_blocks() {
   return data_registers<X, G, W, NCH, kDs>() <= 40 ? 2 : 1;
 }
 
+// Whether a kernel leaves its block's last 1..N columns to the overhang (Overhang, below):
+// shifted rows within one block's row, but not with the prefetch's second row (its NCH=4
+// kernels spilled 68-96 more bytes with it, ptxas -v) nor past 96 registers of data (add-bwd
+// with an fp32 w at NCH=4 spilled 24 bytes).
+template <class X, class G, class W, int NCH, bool kDs, bool kPf, bool kAny, bool kCl>
+constexpr bool takes_overhang() {
+  return kAny && !kCl && !kPf && data_registers<X, G, W, NCH, kDs>() <= 96;
+}
+
 // Rows from which the backward (not add-bwd) prefetches the next row (kPf): measured at 2048
 // (a loss at M=4096) and 4096 (a gain at every M), run 23.
 constexpr std::int64_t kPrefetchMinH = 2048;
@@ -199,6 +208,63 @@ __device__ __forceinline__ void store_dx_share(OwnedColumns<W, N, NCH, kShift>& 
   }
 }
 
+// A shifted block's columns past its chunks (takes_overhang): make_plan gives the block one
+// chunk fewer than its row spans, which saves a warp where the span is one chunk past whole warps (bf16 H=4097: 513 chunks
+// of 8 need 129 threads at 4 chunks, a fifth warp for one chunk, so 3 blocks an SM where the
+// aligned H=4096 has 4: docs/perf-notes.md run 59). The 1..N columns from the block's chunks'
+// end, `from` = cover - shift, to H go element by element, column from + t to thread t, with
+// as little as possible live across a row (the kernels are at their register caps): its
+// share of S from x, dy and w loaded before the row's sum; after it, the same loaded again
+// (from L1) for its dx; its dw partial in shared memory (dw[t], this thread's alone), written
+// beside its chunks' at the end. Off (kOn false, or col < 0) it does nothing.
+template <class X, class G, class W, Convention C, bool kDs, bool kOn>
+struct Overhang {
+  int col = -1;
+
+  __device__ __forceinline__ Overhang(const BwdArgs& a, int from, float* dw) {
+    if constexpr (kOn) {
+      const int t = static_cast<int>(threadIdx.x), c = from + t;
+      if (t < kVec<G> && c < a.H) {
+        col = c;
+        dw[t] = 0.f;
+      }
+    }
+  }
+  __device__ __forceinline__ float weight(const BwdArgs& a) const {
+    return effective_weight<C, W>(to_f32(static_cast<const W*>(a.w)[col]));
+  }
+  __device__ __forceinline__ float x_of(const BwdArgs& a, std::int64_t row) const {
+    return to_f32(static_cast<const X*>(a.x)[row * a.x_stride + col]);
+  }
+  __device__ __forceinline__ float dy_of(const BwdArgs& a, std::int64_t row) const {
+    return to_f32(static_cast<const G*>(a.dy)[row * a.dy_stride + col]);
+  }
+  // Its share of the row's S (ds_out's element prefetched to L1 for store).
+  __device__ __forceinline__ float share(const BwdArgs& a, std::int64_t row) const {
+    if (!kOn || col < 0) return 0.f;
+    if constexpr (kDs) prefetch_l1(static_cast<const X*>(a.ds_out) + row * a.ds_stride + col);
+    return dy_of(a, row) * weight(a) * x_of(a, row);
+  }
+  // Its dx for the row (OwnedColumns::backward's arithmetic, then ds_out), and its dw partial.
+  __device__ __forceinline__ void store(const BwdArgs& a, std::int64_t row, float r, float corr, float* dw) const {
+    if (!kOn || col < 0) return;
+    const float x = x_of(a, row), g = dy_of(a, row);
+    float d = fmaf(-x, corr, r * (g * weight(a)));
+    if constexpr (kDs) d += to_f32(static_cast<const X*>(a.ds_out)[row * a.ds_stride + col]);
+    static_cast<X*>(a.dx)[row * a.dx_stride + col] = from_f32<X>(d);
+    dw[threadIdx.x] = fmaf(g * x, r, dw[threadIdx.x]);
+  }
+  // Its partial beside the chunks' (OwnedColumns::write_partials: row p_row of part, or dw).
+  __device__ __forceinline__ void write_partial(float* part, std::int64_t p_row, std::int64_t ld, W* dw_direct,
+                                                const float* dw) const {
+    if (!kOn || col < 0) return;
+    if (dw_direct != nullptr)
+      dw_direct[col] = from_f32<W>(0.f + dw[threadIdx.x]);
+    else
+      part[p_row * ld + col] = dw[threadIdx.x];
+  }
+};
+
 template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny, bool kCl, bool kTma>
 __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kPf>()))
     bwd_row_vector_kernel(BwdArgs a, float* __restrict__ part, void* dw_direct, int cols, int stages) {
@@ -227,6 +293,10 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
            : 0;
   OwnedColumns<W, N, NCH, kAny> own(a, shift);
   if constexpr (kCl) own.inv_H = 1.f / static_cast<float>(H);
+  const int cover = static_cast<int>(blockDim.x) * NCH * N;  // columns the block's chunks span
+  constexpr bool kOver = takes_overhang<X, G, W, NCH, kDs, kPf, kAny, kCl>();
+  __shared__ float over_dw[kOver ? N : 1];
+  const Overhang<X, G, W, C, kDs, kOver> over(a, cover - shift, over_dw);
   uint4 xr[NCH][XV], gr[NCH][GV];  // this row's x and dy
   const auto load_row = [&](std::int64_t rw, uint4 (&xo)[NCH][XV], uint4 (&go)[NCH][GV]) {
     const X* xrow = static_cast<const X*>(a.x) + rw * a.x_stride + own.c0;
@@ -250,10 +320,10 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   // at most the 16-byte granule that holds column 0.
   extern __shared__ __align__(128) unsigned char ring[];
   __shared__ __align__(8) unsigned long long full[kTma ? kMaxStages : 1];
-  const int cover = static_cast<int>(blockDim.x) * NCH * N;  // columns the block's chunks span
   // A row's image: its columns (a.H: under kCl the block's slice, not the row's H), whole
-  // vectors from the boundary before column 0 with kAny.
-  const int img = kAny ? static_cast<int>((a.H + shift) / N * N) : static_cast<int>(a.H);
+  // vectors from the boundary before column 0 with kAny, up to the chunks' end (the
+  // overhang's columns past it come from global memory).
+  const int img = kAny ? min(static_cast<int>((a.H + shift) / N * N), cover) : static_cast<int>(a.H);
   const unsigned x_bytes = static_cast<unsigned>(img * sizeof(X)), g_bytes = static_cast<unsigned>(img * sizeof(G));
   const int x_slot = cover * static_cast<int>(sizeof(X)), stage_bytes = x_slot + cover * static_cast<int>(sizeof(G));
   const auto issue = [&](std::int64_t rw, int k) {  // one thread: row rw into stage k
@@ -301,9 +371,10 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       for (int i = 0; i < NCH; ++i)
         load_cols<X, N, Ld::stream>(dsrow + i * own.step, own.first(i), own.valid(i), dsr[i]);
     }
+    const float over_s = over.share(a, row);
     const float r = a.rrms[row];
 
-    float S = block_sum_alternating(row_S_share<C, X, G>(own, xr, gr), scratch, parity);
+    float S = block_sum_alternating(row_S_share<C, X, G>(own, xr, gr) + over_s, scratch, parity);
     if constexpr (kTma) {  // every thread has its chunks of this stage: refill it
       if (threadIdx.x == 0 && row + stages * P < a.M) {
         fence_async_shared();
@@ -314,6 +385,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
     if constexpr (kCl) S = cluster_sum(S, cluster_slot, parity);
     const float corr = r * r * r * own.inv_H * S;
     store_dx_share<X, G, C, kDs>(own, xr, gr, dsr, row, r, corr, static_cast<X*>(a.dx) + row * a.dx_stride + own.c0);
+    over.store(a, row, r, corr, over_dw);
     if constexpr (kPf) {
 #pragma unroll
       for (int i = 0; i < NCH; ++i) {
@@ -329,6 +401,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   // column sum reads them next, from L2); or dw itself when the grid is one row block.
   if constexpr (kCl) cluster_barrier();  // no block leaves while another may read its slot
   own.write_partials(part != nullptr ? part + lo : part, b, H, dw_direct != nullptr ? static_cast<W*>(dw_direct) + lo : nullptr);
+  over.write_partial(part, b, H, static_cast<W*>(dw_direct), over_dw);
 }
 
 // ---- groups: short rows, several a block ----------------------------------------------------
@@ -603,7 +676,9 @@ bool plan_ring(Plan& plan, int nch) {
 template <class X, class G, class W, Convention C, int NCH, bool kDs, bool kPf, bool kAny, bool kTma>
 Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   Plan plan;
-  const int threads = plan_threads(chunks, NCH);
+  // The overhang takes the span's last chunk (1..N columns) where the kernel has one.
+  constexpr bool kOver = takes_overhang<X, G, W, NCH, kDs, kPf, kAny, false>();
+  const int threads = plan_threads(kOver && chunks > 1 ? chunks - 1 : chunks, NCH);
   if (threads == 0) return plan;
   plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny, false, kTma>;
   plan.threads = threads;
@@ -721,13 +796,10 @@ Plan choose_nch(const BwdArgs& a) {
     else return cluster_plan<X, G, W, C, kDs, kPf, kAny, kTma>(a);
   }
   const std::int64_t chunks = chunks_of<G>(cols);
-  Plan best;
-  if (chunks <= 2 * kMaxThreads) best = make_plan<X, G, W, C, 2, kDs, kPf, kAny, kTma>(a, chunks);
+  Plan best = make_plan<X, G, W, C, 2, kDs, kPf, kAny, kTma>(a, chunks);  // empty past a block
   if constexpr (!(sizeof(X) == 4 && sizeof(G) == 2)) {
-    if (chunks <= 4 * kMaxThreads) {
-      const Plan four = make_plan<X, G, W, C, 4, kDs, kPf, kAny, kTma>(a, chunks);
-      if (four.kernel != nullptr && four.resident > best.resident) best = four;
-    }
+    const Plan four = make_plan<X, G, W, C, 4, kDs, kPf, kAny, kTma>(a, chunks);
+    if (four.kernel != nullptr && four.resident > best.resident) best = four;
   }
   return best;
 }
