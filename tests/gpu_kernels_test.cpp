@@ -227,7 +227,8 @@ TEST(Auto, RecordsItsPickForEveryOp) {
 // scheduling-dependent reduction would show (16384 rows over every SM's blocks). The runner
 // also compares two launches in every checked case; this test goes straight to the kernels.
 // At H=4096 (a row a block) and H=128 (row-vector's groups of lanes, several rows a block,
-// whose partials the block adds in group order).
+// whose partials the block adds in group order), and H=4097 (odd rows: row-vector's shifted
+// blocks with the overhang's columns, whose partials sit in shared memory).
 class DwRepeatable : public testing::TestWithParam<std::int64_t> {};
 
 TEST_P(DwRepeatable, Backward) {
@@ -283,7 +284,7 @@ TEST_P(DwRepeatable, Backward) {
     }
   }
 }
-INSTANTIATE_TEST_SUITE_P(Bwd, DwRepeatable, testing::Values(std::int64_t{4096}, std::int64_t{128}));
+INSTANTIATE_TEST_SUITE_P(Bwd, DwRepeatable, testing::Values(std::int64_t{4096}, std::int64_t{128}, std::int64_t{4097}));
 
 // row-vector's backward gives rows of up to 64 chunks (bf16 H <= 512, fp32 <= 256) groups of
 // 4-32 lanes, several rows a block: at M=300 and 20011 a grid of many blocks whose groups
@@ -309,6 +310,30 @@ TEST(Backward, ShortRowsPassAtManyRows) {
   // layouts + 2 M misaligned) (add-bwd adds its residual dtypes).
   EXPECT_EQ(recs.size(), count_cases(sweeps));
   EXPECT_GE(recs.size(), 2u * 2u * 5u * 7u * 6u);
+  for (const Record& r : recs) {
+    EXPECT_EQ(r.status, Status::pass) << describe(r);
+    EXPECT_GE(r.rows_checked, std::min<std::int64_t>(r.M, RunConfig{}.max_check_elems / r.H)) << describe(r);
+  }
+}
+
+// Rows that are not 16-byte aligned whose span (the row plus the shift that aligns a block's
+// chunks) is one chunk past whole warps of them: row-vector's block leaves that chunk's 1..N
+// columns to the overhang (perf-notes run 59), element by element. H=1025, 2049, 4097 and
+// 8193 put the overhang at every shift (odd H: consecutive rows at all 8 phases of 16-bit,
+// 4 of fp32; misaligned: one element off), 4103 a span of two chunks past; M=4099 past the
+// resident row blocks (the shifted ring, several rows a block) and M=7 (a row a block); bwd
+// and add-bwd, 16-bit and fp32 x, x's and fp32 weights: the S, dx and dw of its columns.
+TEST(Backward, OverhangColumnsPassAtEveryPhase) {
+  RB_REQUIRE_GPU();
+  Sweep s = small_sweep({Op::bwd, Op::add_bwd}, {"row-vector", "auto"}, {DType::bf16, DType::f16, DType::f32},
+                        {7, 4099}, {1025, 2049, 4097, 4103, 8193});
+  s.wdtypes = {WDtypeChoice{}, WDtypeChoice{DType::f32}};
+  s.layouts = {Layout::contiguous, Layout::misaligned};
+  const std::vector<Record> recs = run_sweep(s);
+  // Every case ran: at least 2 ops x 2 kernels x (2 + 2 + 1 weight dtypes) x 2 M x 5 H x 2
+  // layouts.
+  EXPECT_EQ(recs.size(), count_cases(s));
+  EXPECT_GE(recs.size(), 2u * 2u * 5u * 2u * 5u * 2u);
   for (const Record& r : recs) {
     EXPECT_EQ(r.status, Status::pass) << describe(r);
     EXPECT_GE(r.rows_checked, std::min<std::int64_t>(r.M, RunConfig{}.max_check_elems / r.H)) << describe(r);
