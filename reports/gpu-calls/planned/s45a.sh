@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Planned in session 44 (2026-12-06): perf-notes run 59 (branch exp/run59: the overhang, a
 # shifted block's last 1..N columns element by element so a span one chunk past whole warps
-# costs no warp), its first GPU call. Carries .gpu/bundle.tar.xz packed on exp/run59 (its tool
-# and test binaries as build/, main's 98d8691 tool as build-before/). H100 or H200 (say which).
-#  1. beside each other, bounded at 260 s:
+# costs no warp), its first GPU call: its checks; s45b.sh, right after it, times it. Carries
+# .gpu/exp59.tar.xz (38.3 MB: exp/run59's tool and GPU test binary of 1afa46a as build/,
+# stripped; with main's tool beside it the bundle passed the 64 MiB a call carries: the
+# change to common.cuh moved every kernel's line info, so xz found little to share). H100 or
+# H200 (say which).
+#  1. beside each other, bounded at 260 s (the call takes about 280):
 #     the backward's GPU tests (row-vector's and auto's bwd and add-bwd validation sweeps,
 #     Backward.*, Bwd/*), 8 shards;
 #     validation (fp64 reference) of row-vector's bwd and add-bwd over shifted and aligned rows,
@@ -14,13 +17,9 @@
 #     memcheck then initcheck (the column sum must read only columns the chunks or the
 #     overhang wrote) over row-vector's bwd and add-bwd at M 7 and 4099, H 4097 and 8193, bf16
 #     and fp32, contiguous and misaligned;
-#  2. run 59's timing against main (scripts/ab-time.sh, ABBA, 2 rounds), auto, in the time left
-#     of the call's 600 s: bf16 M=16384 H 4096 (aligned: the control) and 4097, contiguous and
-#     misaligned; fp16 and fp32 at H=4097; bf16 H 2049 and 8193; decode M=1 H=4097.
 . reports/gpu-calls/planned/prelude.sh
-rm -rf build build-before && tar xJf .gpu/bundle.tar.xz || exit 9
+rm -rf build && tar xJf .gpu/exp59.tar.xz || exit 9
 machine
-build-before/rmsnorm-bench --version
 GTEST_FILTER='AllKernels/KernelPasses.ValidationSweep/row_vector_bwd:AllKernels/KernelPasses.ValidationSweep/row_vector_add_bwd:AllKernels/KernelPasses.ValidationSweep/auto_bwd:AllKernels/KernelPasses.ValidationSweep/auto_add_bwd:Backward.*:Bwd/*' \
   PLUGIN_TESTS=0 GPU_SHARDS=8 STEP_TIMEOUT=250 STEPS=gpu timeout 260 scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1 &
 V=(--kernel row-vector --op bwd,add-bwd --quiet --no-time)
@@ -46,13 +45,4 @@ for tool in memcheck initcheck; do
 done >$R/san.txt 2>&1
 wait
 report_checks
-left=$((585 - $(date +%s) + T0))
-# 4 groups x 2 builds x 2 rounds = 16 runs, each bounded (a run cut short is listed as such).
-scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b over=build/rmsnorm-bench -T $((left / 16 - 2)) \
-  -c '--op bwd,add-bwd --kernel auto --dtype bf16 --M 16384 --H 4096,4097 --layout contiguous,misaligned' \
-  -c '--op bwd,add-bwd --kernel auto --dtype fp16,fp32 --M 16384 --H 4097' \
-  -c '--op bwd,add-bwd --kernel auto --dtype bf16 --M 16384 --H 2049,8193' \
-  -c '--op bwd,add-bwd --kernel auto --dtype bf16 --M 1 --H 4097' >$R/ab.log 2>&1
-echo "ab rc=$? $(el)"
-head -60 $R/ab/summary.txt
 tar cJf "$OUT/r.tar.xz" -C /tmp r

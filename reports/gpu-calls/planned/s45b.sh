@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Planned in session 44 (2026-12-06): perf-notes run 59's timing, right after s45a.sh on the
+# same machine (which leaves exp/run59's build of 1afa46a in build/). Carries
+# .gpu/main-tool.tar.xz (37.2 MB: main's 98d8691 tool as build-before/, stripped).
+# scripts/ab-time.sh, ABBA, 2 rounds, auto, bounded inside the call's 600 s, the tar last:
+# bf16 M=16384 H 4096 (aligned: the control) and 4097, contiguous and misaligned; fp16 and
+# fp32 at H=4097; bf16 H 2049 and 8193 (spans one chunk past whole warps at NCH=2 and 4);
+# decode M=1 H=4097.
+. reports/gpu-calls/planned/prelude.sh
+build/rmsnorm-bench --version | grep -q 1afa46a || { echo "run 59's build is not in build/: run this right after s45a.sh"; exit 8; }
+rm -rf build-before && tar xJf .gpu/main-tool.tar.xz || exit 9
+machine
+build-before/rmsnorm-bench --version
+left=$((570 - $(date +%s) + T0))
+# 4 groups x 2 builds x 2 rounds = 16 runs, each bounded (a run cut short is listed as such).
+scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b over=build/rmsnorm-bench -T $((left / 16 - 2)) \
+  -c '--op bwd,add-bwd --kernel auto --dtype bf16 --M 16384 --H 4096,4097 --layout contiguous,misaligned' \
+  -c '--op bwd,add-bwd --kernel auto --dtype fp16,fp32 --M 16384 --H 4097' \
+  -c '--op bwd,add-bwd --kernel auto --dtype bf16 --M 16384 --H 2049,8193' \
+  -c '--op bwd,add-bwd --kernel auto --dtype bf16 --M 1 --H 4097' >$R/ab.log 2>&1
+echo "ab rc=$? $(el)"
+head -70 $R/ab/summary.txt
+tar cJf "$OUT/r.tar.xz" -C /tmp r
