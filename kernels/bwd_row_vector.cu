@@ -209,59 +209,68 @@ __device__ __forceinline__ void store_dx_share(OwnedColumns<W, N, NCH, kShift>& 
 }
 
 // A shifted block's columns past its chunks (takes_overhang): make_plan gives the block one
-// chunk fewer than its row spans, which saves a warp where the span is one chunk past whole warps (bf16 H=4097: 513 chunks
-// of 8 need 129 threads at 4 chunks, a fifth warp for one chunk, so 3 blocks an SM where the
-// aligned H=4096 has 4: docs/perf-notes.md run 59). The 1..N columns from the block's chunks'
-// end, `from` = cover - shift, to H go element by element, column from + t to thread t, with
-// as little as possible live across a row (the kernels are at their register caps): its
-// share of S from x, dy and w loaded before the row's sum; after it, the same loaded again
-// (from L1) for its dx; its dw partial in shared memory (dw[t], this thread's alone), written
-// beside its chunks' at the end. Off (kOn false, or col < 0) it does nothing.
+// chunk fewer than its row spans, which saves a warp where the span is one chunk past whole
+// warps (bf16 H=4097: 513 chunks of 8 need 129 threads at 4 chunks, a fifth warp for one
+// chunk, so 3 blocks an SM where the aligned H=4096 has 4: docs/perf-notes.md run 59). The
+// 1..N columns from the block's chunks' end, `from` = cover - shift, to H go element by
+// element, column from + t to thread t. The kernels sit at their register caps, so nothing of
+// it stays in registers across a row but the column: its weight and dw partial, and the row's
+// x, dy and ds_out loaded before the row's sum, wait in shared memory (OverhangShared, entry
+// t this thread's alone) for its dx after the sum. (The first form loaded them again after
+// the sum, counting on L1 hits, and bwd bf16 H=4097 ran 3.7% slower than without the
+// overhang, where add-bwd ran 10% faster: perf-notes run 59.) Its partial is written beside
+// its chunks'. Off (kOn false, or col < 0) it does
+// nothing.
+template <int N>
+struct OverhangShared {
+  float w[N], dw[N], x[N], g[N], ds[N];
+};
+
 template <class X, class G, class W, Convention C, bool kDs, bool kOn>
 struct Overhang {
   int col = -1;
 
-  __device__ __forceinline__ Overhang(const BwdArgs& a, int from, float* dw) {
+  __device__ __forceinline__ Overhang(const BwdArgs& a, int from, OverhangShared<kOn ? kVec<G> : 1>& sh) {
     if constexpr (kOn) {
       const int t = static_cast<int>(threadIdx.x), c = from + t;
       if (t < kVec<G> && c < a.H) {
         col = c;
-        dw[t] = 0.f;
+        sh.w[t] = effective_weight<C, W>(to_f32(static_cast<const W*>(a.w)[c]));
+        sh.dw[t] = 0.f;
       }
     }
   }
-  __device__ __forceinline__ float weight(const BwdArgs& a) const {
-    return effective_weight<C, W>(to_f32(static_cast<const W*>(a.w)[col]));
-  }
-  __device__ __forceinline__ float x_of(const BwdArgs& a, std::int64_t row) const {
-    return to_f32(static_cast<const X*>(a.x)[row * a.x_stride + col]);
-  }
-  __device__ __forceinline__ float dy_of(const BwdArgs& a, std::int64_t row) const {
-    return to_f32(static_cast<const G*>(a.dy)[row * a.dy_stride + col]);
-  }
-  // Its share of the row's S (ds_out's element prefetched to L1 for store).
-  __device__ __forceinline__ float share(const BwdArgs& a, std::int64_t row) const {
+  // Loads the row's values of its column into sh; returns its share of the row's S.
+  __device__ __forceinline__ float share(const BwdArgs& a, std::int64_t row, OverhangShared<kOn ? kVec<G> : 1>& sh) const {
     if (!kOn || col < 0) return 0.f;
-    if constexpr (kDs) prefetch_l1(static_cast<const X*>(a.ds_out) + row * a.ds_stride + col);
-    return dy_of(a, row) * weight(a) * x_of(a, row);
+    const int t = static_cast<int>(threadIdx.x);
+    const float x = to_f32(static_cast<const X*>(a.x)[row * a.x_stride + col]);
+    const float g = to_f32(static_cast<const G*>(a.dy)[row * a.dy_stride + col]);
+    if constexpr (kDs) sh.ds[t] = to_f32(static_cast<const X*>(a.ds_out)[row * a.ds_stride + col]);
+    sh.x[t] = x;
+    sh.g[t] = g;
+    return g * sh.w[t] * x;
   }
   // Its dx for the row (OwnedColumns::backward's arithmetic, then ds_out), and its dw partial.
-  __device__ __forceinline__ void store(const BwdArgs& a, std::int64_t row, float r, float corr, float* dw) const {
+  __device__ __forceinline__ void store(const BwdArgs& a, std::int64_t row, float r, float corr,
+                                        OverhangShared<kOn ? kVec<G> : 1>& sh) const {
     if (!kOn || col < 0) return;
-    const float x = x_of(a, row), g = dy_of(a, row);
-    float d = fmaf(-x, corr, r * (g * weight(a)));
-    if constexpr (kDs) d += to_f32(static_cast<const X*>(a.ds_out)[row * a.ds_stride + col]);
+    const int t = static_cast<int>(threadIdx.x);
+    const float x = sh.x[t], g = sh.g[t];
+    float d = fmaf(-x, corr, r * (g * sh.w[t]));
+    if constexpr (kDs) d += sh.ds[t];
     static_cast<X*>(a.dx)[row * a.dx_stride + col] = from_f32<X>(d);
-    dw[threadIdx.x] = fmaf(g * x, r, dw[threadIdx.x]);
+    sh.dw[t] = fmaf(g * x, r, sh.dw[t]);
   }
   // Its partial beside the chunks' (OwnedColumns::write_partials: row p_row of part, or dw).
   __device__ __forceinline__ void write_partial(float* part, std::int64_t p_row, std::int64_t ld, W* dw_direct,
-                                                const float* dw) const {
+                                                const OverhangShared<kOn ? kVec<G> : 1>& sh) const {
     if (!kOn || col < 0) return;
+    const float dw = sh.dw[threadIdx.x];
     if (dw_direct != nullptr)
-      dw_direct[col] = from_f32<W>(0.f + dw[threadIdx.x]);
+      dw_direct[col] = from_f32<W>(0.f + dw);
     else
-      part[p_row * ld + col] = dw[threadIdx.x];
+      part[p_row * ld + col] = dw;
   }
 };
 
@@ -295,8 +304,8 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   if constexpr (kCl) own.inv_H = 1.f / static_cast<float>(H);
   const int cover = static_cast<int>(blockDim.x) * NCH * N;  // columns the block's chunks span
   constexpr bool kOver = takes_overhang<X, G, W, NCH, kDs, kPf, kAny, kCl>();
-  __shared__ float over_dw[kOver ? N : 1];
-  const Overhang<X, G, W, C, kDs, kOver> over(a, cover - shift, over_dw);
+  __shared__ OverhangShared<kOver ? N : 1> over_sh;
+  const Overhang<X, G, W, C, kDs, kOver> over(a, cover - shift, over_sh);
   uint4 xr[NCH][XV], gr[NCH][GV];  // this row's x and dy
   const auto load_row = [&](std::int64_t rw, uint4 (&xo)[NCH][XV], uint4 (&go)[NCH][GV]) {
     const X* xrow = static_cast<const X*>(a.x) + rw * a.x_stride + own.c0;
@@ -371,7 +380,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       for (int i = 0; i < NCH; ++i)
         load_cols<X, N, Ld::stream>(dsrow + i * own.step, own.first(i), own.valid(i), dsr[i]);
     }
-    const float over_s = over.share(a, row);
+    const float over_s = over.share(a, row, over_sh);
     const float r = a.rrms[row];
 
     float S = block_sum_alternating(row_S_share<C, X, G>(own, xr, gr) + over_s, scratch, parity);
@@ -385,7 +394,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
     if constexpr (kCl) S = cluster_sum(S, cluster_slot, parity);
     const float corr = r * r * r * own.inv_H * S;
     store_dx_share<X, G, C, kDs>(own, xr, gr, dsr, row, r, corr, static_cast<X*>(a.dx) + row * a.dx_stride + own.c0);
-    over.store(a, row, r, corr, over_dw);
+    over.store(a, row, r, corr, over_sh);
     if constexpr (kPf) {
 #pragma unroll
       for (int i = 0; i < NCH; ++i) {
@@ -401,7 +410,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   // column sum reads them next, from L2); or dw itself when the grid is one row block.
   if constexpr (kCl) cluster_barrier();  // no block leaves while another may read its slot
   own.write_partials(part != nullptr ? part + lo : part, b, H, dw_direct != nullptr ? static_cast<W*>(dw_direct) + lo : nullptr);
-  over.write_partial(part, b, H, static_cast<W*>(dw_direct), over_dw);
+  over.write_partial(part, b, H, static_cast<W*>(dw_direct), over_sh);
 }
 
 // ---- groups: short rows, several a block ----------------------------------------------------

@@ -181,10 +181,6 @@ __device__ __forceinline__ void load_weights(const W* p, float* out) {
   for (int k = 0; k < N; ++k) out[k] = to_f32(raw[k]);
 }
 
-// Brings the line holding p into L1, without a register or a wait: for a value read after a
-// barrier (bwd row-vector's overhang, Overhang::share).
-__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
-
 // x is read once: a streaming load (evict-first) keeps L2 for the weight, which every row
 // reads again.
 __device__ __forceinline__ uint4 load_stream(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
