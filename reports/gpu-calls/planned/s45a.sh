@@ -18,7 +18,7 @@
 #     overhang wrote) over row-vector's bwd and add-bwd at M 7 and 4099, H 4097 and 8193, bf16
 #     and fp32, contiguous and misaligned;
 . reports/gpu-calls/planned/prelude.sh
-rm -rf build && tar xJf .gpu/exp59.tar.xz || exit 9
+rm -rf build && tar xJf "${BUNDLE:-.gpu/exp59.tar.xz}" || exit 9  # BUNDLE: a later build of the branch
 machine
 GTEST_FILTER='AllKernels/KernelPasses.ValidationSweep/row_vector_bwd:AllKernels/KernelPasses.ValidationSweep/row_vector_add_bwd:AllKernels/KernelPasses.ValidationSweep/auto_bwd:AllKernels/KernelPasses.ValidationSweep/auto_add_bwd:Backward.*:Bwd/*' \
   PLUGIN_TESTS=0 GPU_SHARDS=8 STEP_TIMEOUT=250 STEPS=gpu timeout 260 scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1 &
