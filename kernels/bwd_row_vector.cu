@@ -213,13 +213,16 @@ __device__ __forceinline__ void store_dx_share(OwnedColumns<W, N, NCH, kShift>& 
 // warps (bf16 H=4097: 513 chunks of 8 need 129 threads at 4 chunks, a fifth warp for one
 // chunk, so 3 blocks an SM where the aligned H=4096 has 4: docs/perf-notes.md run 59). The
 // 1..N columns from the block's chunks' end, `from` = cover - shift, to H go element by
-// element, column from + t to thread t. The kernels sit at their register caps, so nothing of
-// it stays in registers across a row but the column: its weight and dw partial, and the row's
-// x, dy and ds_out loaded before the row's sum, wait in shared memory (OverhangShared, entry
-// t this thread's alone) for its dx after the sum. (The first form loaded them again after
-// the sum, counting on L1 hits, and bwd bf16 H=4097 ran 3.7% slower than without the
-// overhang, where add-bwd ran 10% faster: perf-notes run 59.) Its partial is written beside
-// its chunks'. Off (kOn false, or col < 0) it does
+// element, column from + t to thread t. With the ring (kTma) their x and dy come with the
+// row's stage (the 16 bytes from `from`, a 16-byte boundary, by a cp.async the stage's
+// barrier waits for: kernel, issue), else from global memory. The kernels sit at their
+// register caps, so nothing of it stays in registers across a row but the column: its weight
+// and dw partial, and the row's x, dy and ds_out read before the row's sum, wait in shared
+// memory (OverhangShared, entry t this thread's alone) for its dx after the sum. Measured
+// (perf-notes run 59): loading x and dy from global memory before the sum, and again after
+// it, cost bwd bf16 H=4097 3.7% (add-bwd gained 10%); keeping them in shared memory across
+// the sum, 2.6% (ncu: the block's warps waited at its barrier 7.2 cycles an instruction
+// instead of 4.4, for the overhang's loads). Its partial is written beside its chunks'. Off (kOn false, or col < 0) it does
 // nothing.
 template <int N>
 struct OverhangShared {
@@ -240,12 +243,13 @@ struct Overhang {
       }
     }
   }
-  // Loads the row's values of its column into sh; returns its share of the row's S.
-  __device__ __forceinline__ float share(const BwdArgs& a, std::int64_t row, OverhangShared<kOn ? kVec<G> : 1>& sh) const {
+  // The row's values of its column into sh (x and dy from xp and gp: the row's stage with the
+  // ring, else global memory); returns its share of the row's S.
+  __device__ __forceinline__ float share(const BwdArgs& a, std::int64_t row, const X* xp, const G* gp,
+                                         OverhangShared<kOn ? kVec<G> : 1>& sh) const {
     if (!kOn || col < 0) return 0.f;
     const int t = static_cast<int>(threadIdx.x);
-    const float x = to_f32(static_cast<const X*>(a.x)[row * a.x_stride + col]);
-    const float g = to_f32(static_cast<const G*>(a.dy)[row * a.dy_stride + col]);
+    const float x = to_f32(*xp), g = to_f32(*gp);
     if constexpr (kDs) sh.ds[t] = to_f32(static_cast<const X*>(a.ds_out)[row * a.ds_stride + col]);
     sh.x[t] = x;
     sh.g[t] = g;
@@ -334,9 +338,19 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   // overhang's columns past it come from global memory).
   const int img = kAny ? min(static_cast<int>((a.H + shift) / N * N), cover) : static_cast<int>(a.H);
   const unsigned x_bytes = static_cast<unsigned>(img * sizeof(X)), g_bytes = static_cast<unsigned>(img * sizeof(G));
-  const int x_slot = cover * static_cast<int>(sizeof(X)), stage_bytes = x_slot + cover * static_cast<int>(sizeof(G));
+  // With the overhang a stage's x and dy each have N columns more, at image column cover: the
+  // overhang's (plan_ring sizes the stage the same way).
+  const int slot_cols = cover + (kOver && kTma ? N : 0), over_cols = static_cast<int>(a.H) - (cover - shift);
+  const int x_slot = slot_cols * static_cast<int>(sizeof(X)), stage_bytes = x_slot + slot_cols * static_cast<int>(sizeof(G));
   const auto issue = [&](std::int64_t rw, int k) {  // one thread: row rw into stage k
     unsigned char* st = ring + k * stage_bytes;
+    if (kOver && over_cols > 0) {  // the overhang's columns: 16 bytes from a boundary, zero-filled past H
+      cp_async16_part(st + cover * static_cast<int>(sizeof(X)), static_cast<const X*>(a.x) + rw * a.x_stride - shift + cover,
+                      static_cast<unsigned>(over_cols * sizeof(X)));
+      cp_async16_part(st + x_slot + cover * static_cast<int>(sizeof(G)),
+                      static_cast<const G*>(a.dy) + rw * a.dy_stride - shift + cover, static_cast<unsigned>(over_cols * sizeof(G)));
+      cp_async_arrive(&full[k]);
+    }
     bulk_expect(&full[k], x_bytes + g_bytes);
     bulk_copy(st, static_cast<const X*>(a.x) + rw * a.x_stride - shift, x_bytes, &full[k]);
     bulk_copy(st + x_slot, static_cast<const G*>(a.dy) + rw * a.dy_stride - shift, g_bytes, &full[k]);
@@ -353,11 +367,12 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
 
   for (std::int64_t row = b; row < a.M; row += P, parity ^= 1) {
     uint4 xn[kPf ? NCH : 1][XV], gn[kPf ? NCH : 1][GV], dsr[kDs ? NCH : 1][XV];  // next row's; ds_out
+    const unsigned char* st = nullptr;  // kTma: this row's stage
     if constexpr (kPf) {
       if (row + P < a.M) load_row(row + P, xn, gn);
     } else if constexpr (kTma) {
       bulk_wait(&full[stage], phase);
-      const unsigned char* st = ring + stage * stage_bytes;
+      st = ring + stage * stage_bytes;
 #pragma unroll
       for (int i = 0; i < NCH; ++i) {
         const int c = own.c0 + i * own.step, p = c + shift;  // p: the chunk's image column
@@ -380,7 +395,12 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       for (int i = 0; i < NCH; ++i)
         load_cols<X, N, Ld::stream>(dsrow + i * own.step, own.first(i), own.valid(i), dsr[i]);
     }
-    const float over_s = over.share(a, row, over_sh);
+    const int ot = static_cast<int>(threadIdx.x);  // the overhang's column cover - shift + ot
+    const float over_s =
+        kTma ? over.share(a, row, reinterpret_cast<const X*>(st) + cover + ot,
+                          reinterpret_cast<const G*>(st + x_slot) + cover + ot, over_sh)
+             : over.share(a, row, static_cast<const X*>(a.x) + row * a.x_stride + cover - shift + ot,
+                          static_cast<const G*>(a.dy) + row * a.dy_stride + cover - shift + ot, over_sh);
     const float r = a.rrms[row];
 
     float S = block_sum_alternating(row_S_share<C, X, G>(own, xr, gr) + over_s, scratch, parity);
@@ -659,9 +679,11 @@ RingDepth best_ring_depth(std::size_t cap, ResidentAt&& resident_at, InFlight&& 
 // False where no depth fits (or the kernel has no sm_90 code: resident_clusters answers 0).
 constexpr std::size_t kRingInFlight = 160 * 1024;
 
+// `extra`: columns a stage holds past the block's chunks (the overhang's, N where the kernel
+// takes it).
 template <class X, class G>
-bool plan_ring(Plan& plan, int nch) {
-  const std::size_t cover = static_cast<std::size_t>(plan.threads) * nch * kVec<G>;
+bool plan_ring(Plan& plan, int nch, int extra = 0) {
+  const std::size_t cover = static_cast<std::size_t>(plan.threads) * nch * kVec<G> + extra;
   const std::size_t stage = cover * (sizeof(X) + sizeof(G));
   const std::size_t max_smem = allow_max_dynamic_smem(reinterpret_cast<const void*>(plan.kernel));
   const int sms = sm_count();
@@ -692,7 +714,7 @@ Plan make_plan(const BwdArgs& a, std::int64_t chunks) {
   plan.kernel = bwd_row_vector_kernel<X, G, W, C, NCH, kDs, kPf, kAny, false, kTma>;
   plan.threads = threads;
   if constexpr (kTma) {
-    if (!plan_ring<X, G>(plan, NCH)) return Plan{};
+    if (!plan_ring<X, G>(plan, NCH, kOver ? kVec<G> : 0)) return Plan{};
   } else {
     plan.resident = resident_blocks(plan.kernel, plan.threads, 0);
     if (plan.resident <= 0) return Plan{};

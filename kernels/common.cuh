@@ -650,4 +650,22 @@ cudaError_t dispatch_bwd_dtypes(DType x, DType dy, DType w, F&& f) {
   return dispatch_add_dtypes(dy, w, x, [&](auto g, auto wt, auto xt) { return f(xt, g, wt); });
 }
 
+// ---- cp.async into a bulk copy's stage (sm_90+) -----------------------------------------------
+// The first src_bytes (1..16) of the 16 bytes at global src (16-byte aligned) to shared dst
+// (16-byte aligned), the rest of the 16 zero-filled: no byte past src + src_bytes is read.
+__device__ __forceinline__ void cp_async16_part(void* dst, const void* src, unsigned src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes)
+               : "memory");
+}
+// The issuing thread, BEFORE its bulk_expect on bar: bar's phase then also waits for this
+// thread's cp.asyncs issued so far (the arrival comes when they land; without .noinc it adds
+// the arrival it makes, so the phase's count stays bulk_expect's one).
+__device__ __forceinline__ void cp_async_arrive(unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
+#else
+  (void)bar;
+#endif
+}
+
 }  // namespace rb::kern
