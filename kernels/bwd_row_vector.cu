@@ -42,6 +42,12 @@
 // aligned vectors and a funnel shift with the shared vector passed by a warp shuffle, ran
 // bf16 H=4097 at 26% of copy and fp32 at 22%: the shifts and shuffles cost more issue slots
 // than the scalar accesses they replaced (perf-notes run 24).
+// A shifted row spans one chunk more than an aligned one where the shift crosses a 16-byte
+// boundary (H=4097 or a misaligned 4096: 513 chunks of 8); where that chunk would cost the
+// block a warp, its 1..N columns go element by element instead (Overhang, takes_overhang),
+// and the block keeps the aligned row's threads and residency (run 59, H200, auto, M=16384,
+// % of copy: bwd bf16 H=4097 72.0 -> 79.0, misaligned 4096 69.5 -> 78.2, 8193 59.4 -> 82.6;
+// add-bwd H=4097 61.5 -> 68.5, fp32 76.8 -> 86.9).
 //
 // Size limit (bwd_row_vector_max_H): 2048 chunks = 512 threads x 4: H = 16384 for 16-bit
 // x. What limits it is registers: per owned column a thread holds x, dy, w (raw), its fp32
