@@ -1,4 +1,11 @@
 #!/usr/bin/env bash
+# Ran in session 44 right after each run of s45a.sh, on its machine, as
+# `WANT=... bash reports/gpu-calls/planned/s45b.sh` (WANT left out the first time), carrying
+# .gpu/main-tool.tar.xz:
+#   2026-12-06 09:49 UTC, 55 s, H100, 1afa46a;
+#   10:04 UTC, 73 s, H100, cf94fae;
+#   10:19 UTC, 69 s, NVIDIA H200, 8559ce8.
+# Timings: docs/perf-notes.md "Run 59 — measured".
 # Planned in session 44 (2026-12-06): perf-notes run 59's timing, right after s45a.sh on the
 # same machine (which leaves exp/run59's build of 1afa46a in build/). Carries
 # .gpu/main-tool.tar.xz (37.2 MB: main's 98d8691 tool as build-before/, stripped).

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+# Ran in session 44 three times, each on a machine of its own start, as
+# `BUNDLE=... bash reports/gpu-calls/planned/s45a.sh` (BUNDLE left out the first time), each
+# followed by s45b.sh on the same machine:
+#   2026-12-06 09:47 UTC, 111 s, NVIDIA H100 80GB HBM3, .gpu/exp59.tar.xz (1afa46a, form 1);
+#   10:01 UTC, 159 s, NVIDIA H100 80GB HBM3, .gpu/exp59b.tar.xz (cf94fae, form 2);
+#   10:16 UTC, 146 s, NVIDIA H200, .gpu/exp59c.tar.xz (8559ce8, form 3, merged).
+# Driver 580.159.04 each time. Every check passed each time: GPU tests 10/10, validation 944
+# cases, memcheck and initcheck 0 errors (docs/perf-notes.md "Run 59 — measured").
 # Planned in session 44 (2026-12-06): perf-notes run 59 (branch exp/run59: the overhang, a
 # shifted block's last 1..N columns element by element so a span one chunk past whole warps
 # costs no warp), its first GPU call: its checks; s45b.sh, right after it, times it. Carries
