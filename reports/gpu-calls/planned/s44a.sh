@@ -13,8 +13,9 @@
 #   blocks at H=1000 (the ring's rule there), so each block takes rows one after another
 #   through its ring and partial row; 250 s (its clusters sweep passed in s43e.sh).
 # Each gpu-check.sh bounded at 560 s and the tar made after them: give the call 600 s. Carries
-# .gpu/bundle.tar.xz (main's build of 98d8691), unpacked over whatever build/ the machine holds
-# (s44b.sh leaves exp/run57's there).
+# .gpu/bundle.tar.xz (main's build; since session 44 main's head after run 59, whose shifted
+# backward rows the rows sweep's skewed layout reaches), unpacked over whatever build/ the
+# machine holds.
 . reports/gpu-calls/planned/prelude.sh
 rm -rf build && tar xJf .gpu/bundle.tar.xz || exit 9  # main's build, whatever build/ the call before left
 machine
