@@ -228,8 +228,8 @@ __device__ __forceinline__ void store_dx_share(OwnedColumns<W, N, NCH, kShift>& 
 // (perf-notes run 59): loading x and dy from global memory before the sum, and again after
 // it, cost bwd bf16 H=4097 3.7% (add-bwd gained 10%); keeping them in shared memory across
 // the sum, 2.6% (ncu: the block's warps waited at its barrier 7.2 cycles an instruction
-// instead of 4.4, for the overhang's loads). Its partial is written beside its chunks'. Off (kOn false, or col < 0) it does
-// nothing.
+// instead of 4.4, for the overhang's loads). Its partial is written beside its chunks'.
+// Off (kOn false, or col < 0) it does nothing.
 template <int N>
 struct OverhangShared {
   float w[N], dw[N], x[N], g[N], ds[N];
@@ -341,7 +341,7 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
   __shared__ __align__(8) unsigned long long full[kTma ? kMaxStages : 1];
   // A row's image: its columns (a.H: under kCl the block's slice, not the row's H), whole
   // vectors from the boundary before column 0 with kAny, up to the chunks' end (the
-  // overhang's columns past it come from global memory).
+  // overhang's columns past it come by a copy of their own, in issue).
   const int img = kAny ? min(static_cast<int>((a.H + shift) / N * N), cover) : static_cast<int>(a.H);
   const unsigned x_bytes = static_cast<unsigned>(img * sizeof(X)), g_bytes = static_cast<unsigned>(img * sizeof(G));
   // With the overhang a stage's x and dy each have N columns more, at image column cover: the
