@@ -14,9 +14,11 @@
 # fp32 at H=4097; bf16 H 2049 and 8193 (spans one chunk past whole warps at NCH=2 and 4);
 # decode M=1 H=4097.
 . reports/gpu-calls/planned/prelude.sh
-WANT=${WANT:-1afa46a}  # the commit of the build s45a.sh unpacked
+# MAIN_TOOL: main's tool as build-before/ (and, in session 44's last run, .gpu/h100ab.tar.xz,
+# the build to time as build/ too, so no s45a.sh before it).
+rm -rf build-before && tar xJf "${MAIN_TOOL:-.gpu/main-tool.tar.xz}" || exit 9
+WANT=${WANT:-1afa46a}  # the commit of the build to time
 build/rmsnorm-bench --version | grep -q "$WANT" || { echo "run 59's build is not in build/: run this right after s45a.sh"; exit 8; }
-rm -rf build-before && tar xJf .gpu/main-tool.tar.xz || exit 9
 machine
 build-before/rmsnorm-bench --version
 left=$((570 - $(date +%s) + T0))
