@@ -5,6 +5,9 @@
 #   2026-12-06 09:49 UTC, 55 s, H100, 1afa46a;
 #   10:04 UTC, 73 s, H100, cf94fae;
 #   10:19 UTC, 69 s, NVIDIA H200, 8559ce8.
+#   10:52 UTC, 62 s, NVIDIA H100 80GB HBM3 (a fresh start, naming nvidia-h100-x1), as
+#   `MAIN_TOOL=.gpu/h100ab.tar.xz WANT=c0593a9 bash reports/gpu-calls/s45b.sh` (58.4 MB: main's
+#   head c0593a9 and 98d8691's tool, both stripped, one xz), no s45a.sh before it.
 # Timings: docs/perf-notes.md "Run 59 — measured".
 # Planned in session 44 (2026-12-06): perf-notes run 59's timing, right after s45a.sh on the
 # same machine (which leaves exp/run59's build of 1afa46a in build/). Carries
