@@ -155,9 +155,9 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
       weights_to_f32<C, W, N>(wr, wf);
 #pragma unroll
       for (int k = 0; k < N; ++k) {
-        d[k] = fmaf(-xf[k], corr, r * (gf[k] * wf[k]));
+        d[k] = column_dx(xf[k], gf[k], wf[k], r, corr);
         float& p = dwp[slot<N>(cs + k)];
-        p = fmaf(gf[k] * xf[k], r, p);
+        p = column_dw(p, xf[k], gf[k], r);
       }
       if constexpr (kDs) {
         float df[N];
@@ -173,11 +173,11 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W>()))
       const std::int64_t c = lo + cs;
       const float xv = to_f32(xrow[c]);
       const float gv = to_f32(grow[c]);
-      float d = fmaf(-xv, corr, r * (gv * effective_weight<C, W>(to_f32(w[c]))));
+      float d = column_dx(xv, gv, effective_weight<C, W>(to_f32(w[c])), r, corr);
       if constexpr (kDs) d += to_f32(dsrow[c]);
       dxrow[c] = from_f32<X>(d);
       float& p = dwp[slot<N>(cs)];
-      p = fmaf(gv * xv, r, p);
+      p = column_dw(p, xv, gv, r);
     }
   }
 

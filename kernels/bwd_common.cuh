@@ -110,6 +110,14 @@ __device__ __forceinline__ void weights_to_f32(const uint4* raw, float* out) {
   for (int k = 0; k < N; ++k) out[k] = effective_weight<C, W>(out[k]);
 }
 
+// One column's backward, the arithmetic every backward kernel shares: its dx without ds_out,
+// rrms * g - x * corr, with g = dy * w_eff rounded once (w: the effective weight, corr =
+// rrms^3 / H * S); and its dw partial after the column, dw + (dy * x) * rrms in one fma.
+__device__ __forceinline__ float column_dx(float x, float g, float w, float r, float corr) {
+  return fmaf(-x, corr, r * (g * w));
+}
+__device__ __forceinline__ float column_dw(float dw, float x, float g, float r) { return fmaf(g * x, r, dw); }
+
 // raw ^= z, for a z that is 0 at run time but unknown to the compiler. Floats converted
 // from a chunk before this point then cannot be reused after it, so they are converted
 // again rather than kept live across a reduction (fp32 copies take twice the registers of
@@ -440,8 +448,8 @@ struct OwnedColumns {
     weights_to_f32<C, W, N>(wr[i], wf);
 #pragma unroll
     for (int k = 0; k < N; ++k) {
-      d[k] = fmaf(-xf[k], corr, r * (gf[k] * wf[k]));
-      dw[i][k] = fmaf(gf[k] * xf[k], r, dw[i][k]);
+      d[k] = column_dx(xf[k], gf[k], wf[k], r, corr);
+      dw[i][k] = column_dw(dw[i][k], xf[k], gf[k], r);
     }
   }
 

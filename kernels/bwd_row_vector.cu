@@ -261,16 +261,16 @@ struct Overhang {
     sh.g[t] = g;
     return g * sh.w[t] * x;
   }
-  // Its dx for the row (OwnedColumns::backward's arithmetic, then ds_out), and its dw partial.
+  // Its dx for the row (column_dx, then ds_out), and its dw partial.
   __device__ __forceinline__ void store(const BwdArgs& a, std::int64_t row, float r, float corr,
                                         OverhangShared<kOn ? kVec<G> : 1>& sh) const {
     if (!kOn || col < 0) return;
     const int t = static_cast<int>(threadIdx.x);
     const float x = sh.x[t], g = sh.g[t];
-    float d = fmaf(-x, corr, r * (g * sh.w[t]));
+    float d = column_dx(x, g, sh.w[t], r, corr);
     if constexpr (kDs) d += sh.ds[t];
     static_cast<X*>(a.dx)[row * a.dx_stride + col] = from_f32<X>(d);
-    sh.dw[t] = fmaf(g * x, r, sh.dw[t]);
+    sh.dw[t] = column_dw(sh.dw[t], x, g, r);
   }
   // Its partial beside the chunks' (OwnedColumns::write_partials: row p_row of part, or dw).
   __device__ __forceinline__ void write_partial(float* part, std::int64_t p_row, std::int64_t ld, W* dw_direct,
@@ -689,8 +689,8 @@ constexpr std::size_t kRingInFlight = 160 * 1024;
 // takes it).
 template <class X, class G>
 bool plan_ring(Plan& plan, int nch, int extra = 0) {
-  const std::size_t cover = static_cast<std::size_t>(plan.threads) * nch * kVec<G> + extra;
-  const std::size_t stage = cover * (sizeof(X) + sizeof(G));
+  const std::size_t cols = static_cast<std::size_t>(plan.threads) * nch * kVec<G> + extra;  // a stage's
+  const std::size_t stage = cols * (sizeof(X) + sizeof(G));
   const std::size_t max_smem = allow_max_dynamic_smem(reinterpret_cast<const void*>(plan.kernel));
   const int sms = sm_count();
   if (max_smem == 0 || sms == 0) return false;
