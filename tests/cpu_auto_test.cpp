@@ -94,9 +94,11 @@ TEST(AutoBwd, RowVectorWhereItHoldsTheRowChunkedElsewhere) {
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::f32, 16384, 4097)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::bf16, 16384, 4097)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 8193)), kern::Strategy::row_vector);
-  // ... but for add-bwd in 16-bit only between 2048 and 8192 (measured, run 24).
-  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::bf16, 16384, 1025)), kern::Strategy::chunked);
-  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::f16, 16384, 8193)), kern::Strategy::chunked);
+  // ... add-bwd in 16-bit at every such H, with its shifted ring and overhang (run 60; run
+  // 24's table had sent H <= 2048 and H > 8192 to chunked).
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::bf16, 16384, 1025)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::f16, 16384, 8193)), kern::Strategy::row_vector);
+  EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::bf16, 16384, 16377)), kern::Strategy::row_vector);
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, DType::bf16, 16384, 8192)), kern::Strategy::row_vector);
   // Rows past what row-vector holds, shifted or not: chunked.
   EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, DType::bf16, 16384, 16383)), kern::Strategy::chunked);
@@ -120,6 +122,35 @@ TEST(AutoBwd, RowVectorWhereItHoldsTheRowChunkedElsewhere) {
     EXPECT_EQ(kern::auto_pick_bwd(problem(Op::bwd, x, 16384, 2 * block + 1)), kern::Strategy::chunked);
     EXPECT_EQ(kern::auto_pick_bwd(problem(Op::add_bwd, x, 1024, 4 * block + 1)), kern::Strategy::chunked);
   }
+}
+
+TEST(AutoBwd, AlignmentIsTheRowsNotHAlone) {
+  // Rows are 16-byte aligned when the base pointers are and the stride is a whole number of
+  // 16 bytes, as row-vector's kernel asks (run 60: a base one element off at bf16 H=16384 ran
+  // row-vector at 49% of copy against chunked's 77-82, H100).
+  const auto with = [](Op op, DType x, std::int64_t H, std::int64_t stride, std::int64_t base_align) {
+    return kern::auto_pick_bwd(Problem::of(op, 16384, H, x, x, x, stride, base_align));
+  };
+  for (Op op : {Op::bwd, Op::add_bwd}) {
+    // A base one element off: shifted, so one block's row less the shift's room.
+    EXPECT_EQ(with(op, DType::bf16, 16384, 16384, 2), kern::Strategy::chunked);
+    EXPECT_EQ(with(op, DType::bf16, 16377, 16377, 2), kern::Strategy::row_vector);
+    EXPECT_EQ(with(op, DType::bf16, 16376, 16376, 2), kern::Strategy::row_vector);
+    EXPECT_EQ(with(op, DType::f32, 8192, 8192, 4), kern::Strategy::chunked);
+    EXPECT_EQ(with(op, DType::f32, 8189, 8189, 4), kern::Strategy::row_vector);
+    EXPECT_EQ(with(op, DType::bf16, 4096, 4096, 2), kern::Strategy::row_vector);
+    EXPECT_EQ(with(op, DType::bf16, 16384, 16384, 16), kern::Strategy::row_vector);
+    // The stride decides, not H: a stride of H + 1 (skewed) shifts every row; a padded stride
+    // of whole 16 bytes keeps an odd H aligned, so the whole block's row is row-vector's.
+    EXPECT_EQ(with(op, DType::bf16, 16384, 16385, 16), kern::Strategy::chunked);
+    EXPECT_EQ(with(op, DType::bf16, 16383, 16400, 16), kern::Strategy::row_vector);
+    EXPECT_EQ(with(op, DType::bf16, 16383, 16383, 16), kern::Strategy::chunked);
+  }
+  // add-bwd: the residual stream's dtype sets the room as well as the rows' alignment.
+  EXPECT_EQ(kern::auto_pick_bwd(Problem::of(Op::add_bwd, 16384, 8192, DType::bf16, DType::bf16, DType::f32, 8192, 2)),
+            kern::Strategy::chunked);
+  EXPECT_EQ(kern::auto_pick_bwd(Problem::of(Op::add_bwd, 16384, 8192, DType::bf16, DType::bf16, DType::f32, 8192, 16)),
+            kern::Strategy::row_vector);
 }
 
 TEST(AutoByM, EveryPickHoldsItsRow) {
