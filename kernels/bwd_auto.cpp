@@ -22,18 +22,28 @@ Strategy auto_pick_bwd(const Problem& p) {
   // H alone: with a base one element off, H=16384 took row-vector at 49% of copy against
   // chunked's 77-82 (H100, M=16384, bf16 bwd / add-bwd), fp32 H=8192 69 / 81 against 84 / 87
   // (perf-notes run 60).
-  const auto stride16 = [&](DType t) { return (p.stride * static_cast<std::int64_t>(dtype_size(t))) % 16 == 0; };
+  const auto stride16 = [&](DType t) {
+    return (p.stride * static_cast<std::int64_t>(dtype_size(t))) % 16 == 0;
+  };
   const bool rows_aligned = p.base_align >= 16 && stride16(p.x) && stride16(x);
   const std::int64_t shift_room = rows_aligned ? 0 : 16 / static_cast<std::int64_t>(dtype_size(p.x)) - 1;
-  if (p.H + shift_room > bwd_row_vector_block_H(x)) {
+  const std::int64_t block = bwd_row_vector_block_H(x), span = p.H + shift_room;
+  if (span > block) {
     // Past one block's row: row-vector's clusters where the rows are aligned (bf16 M=1024,
     // % of copy against chunked: bwd H=65536 54.8 / 46.6, 131072 57.1 / 48.5, add-bwd
     // H=65536 59.1 / 56.7, fp32 bwd H=65536 65.2 / 61.3; M=16384 H=32768 66.5 / 58.9), chunked
     // where they are not (bwd H=65537 29.3 / 34.2, add-bwd 32.5 / 40.6, M=16384 H=32769 33.7 /
-    // 37.3): perf-notes run 34. Shifted fp32 rows just past one block went either way in run
-    // 60 (H100, M=16384: H=8193 row-vector 65 / 78 against chunked's 83 / 87, bwd / add-bwd;
-    // H=16377 66 / 79 against 62 / 71): chunked, as before.
-    return rows_aligned && p.H <= bwd_row_vector_max_H(x) ? Strategy::row_vector : Strategy::chunked;
+    // 37.3): perf-notes run 34. Shifted fp32 rows go to row-vector from one and a half
+    // blocks' span up to H of two blocks, where it was measured to lead (run 60, H100,
+    // M=16384, % of copy, row-vector / chunked, bwd and add-bwd): H=12289 72.8 / 71.5 and
+    // 80.3 / 78.2, 16377 65.9 / 62.3 and 78.9 / 70.9, misaligned 16384 66.9 / 62.0 and 80.1 /
+    // 71.2; at H=8193 its two slices of half a block lost, 64.5 / 83.2 and 77.5 / 87.0, as did
+    // misaligned 8192; in 16-bit misaligned 16384 48.8 / 76.7 and 49.3 / 82.0.
+    if (rows_aligned) return p.H <= bwd_row_vector_max_H(x) ? Strategy::row_vector : Strategy::chunked;
+    const bool fp32 = dtype_size(p.x) == 4 && dtype_size(x) == 4;
+    return fp32 && 2 * span > 3 * block && p.H <= 2 * block && p.H <= bwd_row_vector_max_H(x)
+               ? Strategy::row_vector
+               : Strategy::chunked;
   }
   // Shifted rows within one block's row: row-vector, add-bwd in 16-bit too. That exception
   // (chunked at H <= 2048 and past 8192, run 24's table: add-bwd bf16 H=1025 37.8 / 42.2,

@@ -146,11 +146,27 @@ TEST(AutoBwd, AlignmentIsTheRowsNotHAlone) {
     EXPECT_EQ(with(op, DType::bf16, 16383, 16400, 16), kern::Strategy::row_vector);
     EXPECT_EQ(with(op, DType::bf16, 16383, 16383, 16), kern::Strategy::chunked);
   }
+  // Shifted fp32 rows past one block: row-vector's clusters from one and a half blocks' span
+  // to H of two blocks, where they led chunked (run 60), where the device runs clusters.
+  const std::int64_t block = kern::bwd_row_vector_block_H(DType::f32);
+  const bool clusters = kern::bwd_row_vector_max_H(DType::f32) >= 2 * block;
+  const kern::Strategy two = clusters ? kern::Strategy::row_vector : kern::Strategy::chunked;
+  for (Op op : {Op::bwd, Op::add_bwd}) {
+    EXPECT_EQ(with(op, DType::f32, 2 * block, 2 * block, 4), two);
+    EXPECT_EQ(with(op, DType::f32, 12289, 12289, 16), two);
+    EXPECT_EQ(with(op, DType::f32, 12285, 12285, 16), kern::Strategy::chunked);  // span 1.5 blocks
+    EXPECT_EQ(with(op, DType::f32, 8193, 8193, 16), kern::Strategy::chunked);
+    EXPECT_EQ(with(op, DType::f32, 2 * block + 1, 2 * block + 1, 16), kern::Strategy::chunked);
+    EXPECT_EQ(with(op, DType::bf16, 16384, 16384, 2), kern::Strategy::chunked);  // 16-bit: chunked
+  }
   // add-bwd: the residual stream's dtype sets the room as well as the rows' alignment.
-  EXPECT_EQ(kern::auto_pick_bwd(Problem::of(Op::add_bwd, 16384, 8192, DType::bf16, DType::bf16, DType::f32, 8192, 2)),
-            kern::Strategy::chunked);
-  EXPECT_EQ(kern::auto_pick_bwd(Problem::of(Op::add_bwd, 16384, 8192, DType::bf16, DType::bf16, DType::f32, 8192, 16)),
-            kern::Strategy::row_vector);
+  const auto fp32_residual = [](std::int64_t base_align) {
+    const Problem p =
+        Problem::of(Op::add_bwd, 16384, 8192, DType::bf16, DType::bf16, DType::f32, 8192, base_align);
+    return kern::auto_pick_bwd(p);
+  };
+  EXPECT_EQ(fp32_residual(2), kern::Strategy::chunked);
+  EXPECT_EQ(fp32_residual(16), kern::Strategy::row_vector);
 }
 
 TEST(AutoByM, EveryPickHoldsItsRow) {

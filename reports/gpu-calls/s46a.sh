@@ -1,4 +1,9 @@
 #!/usr/bin/env bash
+# Ran in session 45 as `bash reports/gpu-calls/planned/s46a.sh; mv $OUT/r.tar.xz $OUT/a.tar.xz;
+# bash reports/gpu-calls/planned/s46c.sh` (one call, naming nvidia-h200; got NVIDIA H100 80GB HBM3,
+# driver 580.159.04), 2026-12-06 12:33 UTC, 295 s for both: GPU tests 12/12, validation 1664 pass,
+# memcheck 128 pass 0 errors, initcheck 109 of 128 pass 0 errors (cut at its 105 s)
+# (reports/gpu-check.txt).
 # Planned in session 45 (2026-12-06): the GPU check of main's head 9fdb13a, whose backward
 # kernels had no GPU run (one helper for a column's dx and dw partial, column_dx and column_dw
 # in bwd_common.cuh, now serving row-vector's OwnedColumns and overhang and chunked's vector

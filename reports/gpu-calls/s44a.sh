@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# Ran in session 45 (2026-12-06 12:39 UTC, 515 s, NVIDIA H100 80GB HBM3, right after s46a.sh and
+# s46c.sh on the same machine, carrying 9fdb13a's .gpu/bundle.tar.xz): racecheck 0 hazards in its
+# 16 summaries (rows sweep 90 pass + 4 cut, clusters 35 pass + 8 skip + 4 cut), initcheck at
+# M=20011 5 pass, 0 errors, in 250 s (reports/gpu-check.txt).
 # Planned in session 43 (2026-12-06): what s43b.sh and s43e.sh left of the sanitizers over the
 # sansweep's rows and clusters sweeps at 98d8691's kernels (no device code changed since), on
 # 15ada58's gpu-check.sh (the timeout inside the sanitizer: a cut process still prints its

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran in session 45 right after s46a.sh in the same call (see s46a.sh's header), NVIDIA H100
+# 80GB HBM3: 176 pass; the results are reports/auto/h100-shifted-bwd.csv (perf-notes run 60).
 # Planned in session 45 (2026-12-06): perf-notes run 60's measurement (auto's backward pick for
 # shifted rows, kernels/bwd_auto.cpp). auto sends 16-bit add-bwd rows that are not 16-byte
 # aligned to chunked at H <= 2048 and H > 8192, by run 24's measurements, taken before
