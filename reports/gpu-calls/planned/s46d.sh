@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Planned in session 45 (2026-12-06): perf-notes run 60's change on the GPU (b969554: auto's
-# backward pick keyed by the rows' alignment, and row-vector for shifted 16-bit add-bwd at
-# every H within a block). Carries .gpu/s46d.tar.xz (b969554's tool and GPU tests, stripped),
+# Planned in session 45 (2026-12-06): perf-notes run 60's change on the GPU (b969554 and
+# the commit after it: auto's backward pick keyed by the rows' alignment, row-vector for shifted
+# 16-bit add-bwd at every H within a block, and for shifted fp32 rows from 1.5 blocks' span to H
+# of two blocks). Carries .gpu/s46d.tar.xz (the tool and GPU tests, stripped),
 # unpacked as build/. Its kernels are 9fdb13a's (s46a.sh checked them): only auto's pick moved.
 # Written for what device time the session had left (about 280 s with the start), so the
 # timing comes first and leaves its summary in $OUT before the tests:
 #  1. alone: auto beside row-vector and chunked on the shapes whose pick changed (16-bit
 #     add-bwd H 1025, 8193, 12289, 16377; misaligned 1024, 2048, 8192, 16384; bwd misaligned
-#     16384; fp32 misaligned 8192), M=16384, checked and timed: auto's `picked` and its % of
+#     16384; fp32 misaligned 8192 and 16384, fp32 8193 and 12289), M=16384, checked and timed: auto's `picked` and its % of
 #     copy beside the two it picks between ($OUT/picks.txt);
 #  2. auto's GPU tests: its bwd and add-bwd validation sweeps, 2 shards, bounded at 120 s.
 . reports/gpu-calls/planned/prelude.sh
@@ -17,10 +18,11 @@ T=(--kernel auto,row-vector,chunked --M 16384 --eps 1e-5 --quiet)
 {
   timeout 50 build/rmsnorm-bench "${T[@]}" --op add-bwd --dtype bf16 --H 1025,8193,12289,16377 --out $R/t1
   timeout 50 build/rmsnorm-bench "${T[@]}" --op add-bwd,bwd --dtype bf16 --H 1024,2048,8192,16384 --layout misaligned --out $R/t2
-  timeout 30 build/rmsnorm-bench "${T[@]}" --op add-bwd,bwd --dtype fp32 --H 8192 --layout misaligned --out $R/t3
+  timeout 40 build/rmsnorm-bench "${T[@]}" --op add-bwd,bwd --dtype fp32 --H 8192,16384 --layout misaligned --out $R/t3
+  timeout 40 build/rmsnorm-bench "${T[@]}" --op add-bwd,bwd --dtype fp32 --H 8193,12289 --out $R/t4
 } >$R/t.log 2>&1
 echo "timing done $(el)"; grep -h "pass, " $R/t.log
-python3 - $R/t1/results.csv $R/t2/results.csv $R/t3/results.csv <<'PY' | tee $OUT/picks.txt
+python3 - $R/t1/results.csv $R/t2/results.csv $R/t3/results.csv $R/t4/results.csv <<'PY' | tee $OUT/picks.txt
 import csv, sys
 rows = {}
 for f in sys.argv[1:]:
