@@ -18,8 +18,9 @@ Strategy auto_pick_bwd(const Problem& p) {
   // again (kAny, perf-notes run 24). Shifted, a row needs up to 16 / sizeof(dy) - 1 columns
   // more than H: past that, chunked (row-vector would run unshifted, element by element:
   // bf16 H=16383 29% of copy against chunked's 50%, run 24). Aligned as row-vector's kernel
-  // asks it (rows_aligned in bwd_row_vector.cu: the base pointers and the row stride), not by
-  // H alone: with a base one element off, H=16384 took row-vector at 49% of copy against
+  // asks it (rows_aligned in bwd_row_vector.cu: the base pointers and the row stride; the
+  // kernel leaves the stride out at one row, where this keeps it, unmeasured), not by H
+  // alone: with a base one element off, H=16384 took row-vector at 49% of copy against
   // chunked's 77-82 (H100, M=16384, bf16 bwd / add-bwd), fp32 H=8192 69 / 81 against 84 / 87
   // (perf-notes run 60).
   const auto stride16 = [&](DType t) {
