@@ -249,13 +249,13 @@ struct Overhang {
       }
     }
   }
-  // The row's values of its column into sh (x and dy from xp and gp: the row's stage with the
-  // ring, else global memory); returns its share of the row's S.
-  __device__ __forceinline__ float share(const BwdArgs& a, std::int64_t row, const X* xp, const G* gp,
+  // The row's values of its column into sh (x and dy at xrow[col] and grow[col]: the row's
+  // stage with the ring, else global memory); returns its share of the row's S.
+  __device__ __forceinline__ float share(const BwdArgs& a, std::int64_t row, const X* xrow, const G* grow,
                                          OverhangShared<kOn ? kVec<G> : 1>& sh) const {
     if (!kOn || col < 0) return 0.f;
     const int t = static_cast<int>(threadIdx.x);
-    const float x = to_f32(*xp), g = to_f32(*gp);
+    const float x = to_f32(xrow[col]), g = to_f32(grow[col]);
     if constexpr (kDs) sh.ds[t] = to_f32(static_cast<const X*>(a.ds_out)[row * a.ds_stride + col]);
     sh.x[t] = x;
     sh.g[t] = g;
@@ -401,12 +401,12 @@ __global__ void __launch_bounds__(kMaxThreads, (min_blocks<X, G, W, NCH, kDs, kP
       for (int i = 0; i < NCH; ++i)
         load_cols<X, N, Ld::stream>(dsrow + i * own.step, own.first(i), own.valid(i), dsr[i]);
     }
-    const int ot = static_cast<int>(threadIdx.x);  // the overhang's column cover - shift + ot
-    const float over_s =
-        kTma ? over.share(a, row, reinterpret_cast<const X*>(st) + cover + ot,
-                          reinterpret_cast<const G*>(st + x_slot) + cover + ot, over_sh)
-             : over.share(a, row, static_cast<const X*>(a.x) + row * a.x_stride + cover - shift + ot,
-                          static_cast<const G*>(a.dy) + row * a.dy_stride + cover - shift + ot, over_sh);
+    // The overhang reads its column c of the row at image column c + shift of the stage with
+    // the ring, else from global memory.
+    const float over_s = kTma ? over.share(a, row, reinterpret_cast<const X*>(st) + shift,
+                                           reinterpret_cast<const G*>(st + x_slot) + shift, over_sh)
+                              : over.share(a, row, static_cast<const X*>(a.x) + row * a.x_stride,
+                                           static_cast<const G*>(a.dy) + row * a.dy_stride, over_sh);
     const float r = a.rrms[row];
 
     float S = block_sum_alternating(row_S_share<C, X, G>(own, xr, gr) + over_s, scratch, parity);
