@@ -5,12 +5,11 @@
 # the GPU (checked against the fp64 reference and timed), each bounded at SWEEP_S (default
 # 270) seconds; their rows make the new reports/baselines/h200.csv (merged on the CPU machine,
 # then `rmsnorm-bench compare` of the old one against it). H200 only: the baseline is an H200's.
-# Runs on main's build/ when the machine holds it (right after s46d.sh, whose tool is main's head at
-# b0710c4 and after), else unpacks
-# .gpu/bundle.tar.xz. The whole sweep took about 0.3 s a case (2026-12-03: 1494 cases in
+# Unpacks .gpu/bundle.tar.xz (main's head, packed from a clean clone by scripts/pack-gpu.sh)
+# over whatever build/ the machine holds, each call (a warm machine may hold another call's tool). The whole sweep took about 0.3 s a case (2026-12-03: 1494 cases in
 # 470 s with cuDNN and cuBLAS); fwd has 420, add 336, bwd 420, add-bwd 420.
 . reports/gpu-calls/planned/prelude.sh
-unpack build .gpu/bundle.tar.xz
+rm -rf build && tar xJf .gpu/bundle.tar.xz || exit 9
 machine
 K=naive,row-vector,warp-row,chunked,staged,auto
 for op in "$@"; do

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Ran in session 46 as `bash reports/gpu-calls/planned/s46d.sh` (the fifth start of the session,
+# naming nvidia-h200; got NVIDIA H100 80GB HBM3, driver 580.159.04), 2026-12-06 15:03 UTC, 157 s:
+# 60 pass, auto the rule's pick on all 20 shapes; gpu_tests 2 of 2 (docs/perf-notes.md run 60, on the GPU).
 # Planned in session 45 (2026-12-06): perf-notes run 60's change on the GPU (b969554 and
 # the commit after it: auto's backward pick keyed by the rows' alignment, row-vector for shifted
 # 16-bit add-bwd at every H within a block, and for shifted fp32 rows from 1.5 blocks' span to H

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
+# Ran in session 46 right after s46d.sh, after one call between (`build/rmsnorm-bench --version &&
+# rm -rf build-before && mkdir build-before && cp build/rmsnorm-bench build-before/`, which put
+# s46d.sh's tool, main's, in build-before/), the same H100, 15:08 UTC, 224 s: gpu_tests 12 of 12, validation 832 pass,
+# memcheck 64 pass 0 errors, initcheck 54 of 64 0 errors, ABBA (docs/perf-notes.md run 61).
 # Planned in session 46 (2026-12-06): branch exp/overhang-col (f73f974) on the GPU. Its one
 # change: row-vector's backward overhang reads its column through Overhang::col from the row's
 # base (the ring's stage, or the row in global memory) instead of a pointer recomputed as
 # cover - shift + threadIdx.x; ptxas: 51 of 747 kernels change registers (e.g. 96 -> 86), none
-# spills. Carries .gpu/oc.tar.xz: f73f974's tool and GPU tests as build/, main's cab9eb9 tool
-# as build-before/, stripped, one xz. H100 or H200 (say which). Bounded inside 600 s, tar last:
+# spills. Carries .gpu/oc.tar.xz: f73f974's tool and GPU tests as build/, stripped. Main's
+# tool is the machine's build-before/: s46d.sh's tool (baa1bc1; its code is cab9eb9's but for
+# comments), copied there in the call between (the tree and a bundle of both tools, 69 MB,
+# were over the 64 MiB a call carries). H100 or H200 (say which). Bounded inside 600 s, tar last:
 #  1. checks, beside each other, bounded at 220 s (s46a.sh's): the backward's GPU tests
 #     (row-vector, chunked, auto validation sweeps, Backward.*, Bwd/*; 10 shards); validation
 #     of row-vector's bwd and add-bwd over shifted and aligned rows (H around whole warps of
@@ -14,7 +20,8 @@
 #     the rows with an overhang: bf16 M=16384 H 1025, 4097, 8193 contiguous, 4096 misaligned;
 #     fp16 and fp32 H=4097; decode M=1 H=4097.
 . reports/gpu-calls/planned/prelude.sh
-rm -rf build build-before && tar xJf .gpu/oc.tar.xz || exit 9
+build-before/rmsnorm-bench --version | grep -q baa1bc1 || { echo "main's tool is not in build-before/"; exit 8; }
+rm -rf build && tar xJf .gpu/oc.tar.xz || exit 9
 machine
 build-before/rmsnorm-bench --version
 F=AllKernels/KernelPasses.ValidationSweep/
