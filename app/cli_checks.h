@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -60,37 +61,71 @@ CLI::Option* add_parsed(CLI::App& app, const std::string& name, T& target, Parse
       ->default_str(default_text);
 }
 
-// A list option's value with an empty item, as "OPTION: why" (empty when every list value on
-// the line is whole). CLI11 splits a list at its delimiter and drops empty items, so "--H 1,,2"
-// would read as 1,2 and "--H ," as no value at all, the next argument then taken as --H's;
-// this looks at the line first, option by option in the scope of the subcommand named before
-// it, and refuses an empty, leading, trailing or doubled comma. Values CLI11 will not give the
-// option (a missing one) are left to CLI11's own message.
-inline std::string empty_list_item(CLI::App& app, int argc, char** argv) {
+// Walks the command line as CLI11 will read it, option by option in the scope of the
+// subcommand named before it: for each "--name[=value]" (and "-x", merge's -o), calls
+// refuse(scope, name, option, value), option null where the scope has none of that name and
+// value the one the option takes (after '=', else the next argument; null for a flag or where
+// none is left, CLI11's own message then). Returns the first refusal (empty when none).
+template <class Refuse>
+std::string first_refusal(CLI::App& app, int argc, char** argv, Refuse refuse) {
   CLI::App* scope = &app;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--") break;
-    if (a.rfind("--", 0) != 0) {
+    const bool is_long = a.rfind("--", 0) == 0;
+    const bool is_short = !is_long && a.size() == 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1]));
+    if (!is_long && !is_short) {
       const std::vector<CLI::App*> sub = scope->get_subcommands([&](CLI::App* s) { return s->check_name(a); });
       if (!sub.empty()) scope = sub.front();
       continue;
     }
-    const std::size_t eq = a.find('=');
+    const std::size_t eq = is_long ? a.find('=') : std::string::npos;
     const std::string name = a.substr(0, eq);
     const CLI::Option* opt = scope->get_option_no_throw(name);
-    if (opt == nullptr || opt->get_type_size_max() == 0) continue;  // unknown, or a flag
-    if (eq == std::string::npos && i + 1 >= argc) continue;
-    // The value (the next argument unless given with '='), checked where the option is a list.
-    const std::string value = eq != std::string::npos ? a.substr(eq + 1) : std::string(argv[++i]);
-    const char d = opt->get_delimiter();
-    if (d == '\0') continue;
-    const std::string twice(2, d);
-    if (value.empty() || value.front() == d || value.back() == d || value.find(twice) != std::string::npos)
-      return name + ": '" + value + "' has an empty item (a list is values separated by single '" +
-             std::string(1, d) + "')";
+    std::string value;
+    bool has_value = false;
+    if (opt != nullptr && opt->get_type_size_max() != 0) {
+      if (eq != std::string::npos) {
+        value = a.substr(eq + 1);
+        has_value = true;
+      } else if (i + 1 < argc) {
+        value = argv[++i];
+        has_value = true;
+      }
+    }
+    if (std::string why = refuse(*scope, name, opt, has_value ? &value : nullptr); !why.empty()) return why;
   }
   return {};
+}
+
+// A list option's value with an empty item, as "OPTION: why" (empty when every list value on
+// the line is whole). CLI11 splits a list at its delimiter and drops empty items, so "--H 1,,2"
+// would read as 1,2 and "--H ," as no value at all, the next argument then taken as --H's;
+// this refuses an empty, leading, trailing or doubled comma.
+inline std::string empty_list_item(CLI::App& app, int argc, char** argv) {
+  return first_refusal(app, argc, argv,
+                       [](CLI::App&, const std::string& name, const CLI::Option* opt, const std::string* value) {
+                         const char d = opt != nullptr && value != nullptr ? opt->get_delimiter() : '\0';
+                         if (d == '\0') return std::string();
+                         const std::string twice(2, d);
+                         if (value->empty() || value->front() == d || value->back() == d ||
+                             value->find(twice) != std::string::npos)
+                           return name + ": '" + *value + "' has an empty item (a list is values separated by single '" +
+                                  std::string(1, d) + "')";
+                         return std::string();
+                       });
+}
+
+// A "--name" the command it follows does not have, as "name: why". CLI11 says so too, but only
+// after its checks of the values: "merge --out m.csv a.csv" (merge's output is -o/--output)
+// was refused as "INPUTS: File does not exist: m.csv", naming the file and not the option.
+inline std::string unknown_option(CLI::App& app, int argc, char** argv) {
+  return first_refusal(app, argc, argv,
+                       [&app](CLI::App& scope, const std::string& name, const CLI::Option* opt, const std::string*) {
+                         if (opt != nullptr || name.rfind("--", 0) != 0) return std::string();
+                         const std::string cmd = &scope == &app ? std::string("rmsnorm-bench") : "rmsnorm-bench " + scope.get_name();
+                         return name + ": not an option of " + cmd + " (`" + cmd + " --help` lists them)";
+                       });
 }
 
 }  // namespace rb

@@ -86,10 +86,11 @@ int main(int argc, char** argv) {
   bisect.command_line = bench.command_line;
   for (int i = 1; i < argc; ++i) bench.args.emplace_back(argv[i]);
 
-  if (const std::string why = rb::empty_list_item(app, argc, argv); !why.empty()) {
-    std::cerr << "rmsnorm-bench: " << why << "\nRun with --help for more information.\n";
-    return rb::kExitUsage;
-  }
+  for (const auto check : {rb::unknown_option, rb::empty_list_item})
+    if (const std::string why = check(app, argc, argv); !why.empty()) {
+      std::cerr << "rmsnorm-bench: " << why << "\nRun with --help for more information.\n";
+      return rb::kExitUsage;
+    }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -169,6 +169,18 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"md_empty", {"--md", ""}, {"--md", "empty path"}},
                       BadInput{"bisect_out_empty", {"bisect", "--kernel", "naive", "--out", ""}, {"--out", "empty path"}},
                       BadInput{"merge_output_empty", {"merge", "/dev/null", "-o", ""}, {"--output", "empty path"}},
+                      // An option the command lacks is named before any value is checked: CLI11
+                      // alone said "INPUTS: File does not exist: m.csv" for merge's first one.
+                      BadInput{"merge_out_is_not_its_option", {"merge", "--out", "m.csv", "/dev/null"},
+                               {"--out: not an option of rmsnorm-bench merge"}},
+                      BadInput{"compare_unknown_option", {"compare", "--max-slow", "2", "/dev/null", "/dev/null"},
+                               {"--max-slow: not an option of rmsnorm-bench compare"}},
+                      BadInput{"unknown_option_with_a_value", {"--H", "64", "--bogus=1"}, {"--bogus: not an option of rmsnorm-bench ("}},
+                      // "merge" here is --out's value, not the subcommand: --bogus is the sweep's.
+                      BadInput{"unknown_option_after_a_value", {"--out", "merge", "--bogus"},
+                               {"--bogus: not an option of rmsnorm-bench ("}},
+                      BadInput{"bisect_unknown_option", {"bisect", "--kernel", "naive", "--csv", "x.csv"},
+                               {"--csv: not an option of rmsnorm-bench bisect"}},
                       BadInput{"compare_md_empty", {"compare", "/dev/null", "/dev/null", "--md", ""},
                                {"--md", "empty path"}}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
