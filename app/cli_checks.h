@@ -73,9 +73,11 @@ std::string first_refusal(CLI::App& app, int argc, char** argv, Refuse refuse) {
     const std::string a = argv[i];
     if (a == "--") break;
     const bool is_long = a.rfind("--", 0) == 0;
-    const bool is_short = !is_long && a.size() == 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1]));
+    const bool is_short =
+        !is_long && a.size() == 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1]));
     if (!is_long && !is_short) {
-      const std::vector<CLI::App*> sub = scope->get_subcommands([&](CLI::App* s) { return s->check_name(a); });
+      const std::vector<CLI::App*> sub =
+          scope->get_subcommands([&](CLI::App* s) { return s->check_name(a); });
       if (!sub.empty()) scope = sub.front();
       continue;
     }
@@ -103,29 +105,32 @@ std::string first_refusal(CLI::App& app, int argc, char** argv, Refuse refuse) {
 // would read as 1,2 and "--H ," as no value at all, the next argument then taken as --H's;
 // this refuses an empty, leading, trailing or doubled comma.
 inline std::string empty_list_item(CLI::App& app, int argc, char** argv) {
-  return first_refusal(app, argc, argv,
-                       [](CLI::App&, const std::string& name, const CLI::Option* opt, const std::string* value) {
-                         const char d = opt != nullptr && value != nullptr ? opt->get_delimiter() : '\0';
-                         if (d == '\0') return std::string();
-                         const std::string twice(2, d);
-                         if (value->empty() || value->front() == d || value->back() == d ||
-                             value->find(twice) != std::string::npos)
-                           return name + ": '" + *value + "' has an empty item (a list is values separated by single '" +
-                                  std::string(1, d) + "')";
-                         return std::string();
-                       });
+  return first_refusal(
+      app, argc, argv,
+      [](CLI::App&, const std::string& name, const CLI::Option* opt, const std::string* value) {
+        const char d = opt != nullptr && value != nullptr ? opt->get_delimiter() : '\0';
+        if (d == '\0') return std::string();
+        const std::string twice(2, d);
+        if (value->empty() || value->front() == d || value->back() == d ||
+            value->find(twice) != std::string::npos)
+          return name + ": '" + *value + "' has an empty item (a list is values separated by single '" +
+                 std::string(1, d) + "')";
+        return std::string();
+      });
 }
 
 // A "--name" the command it follows does not have, as "name: why". CLI11 says so too, but only
 // after its checks of the values: "merge --out m.csv a.csv" (merge's output is -o/--output)
 // was refused as "INPUTS: File does not exist: m.csv", naming the file and not the option.
 inline std::string unknown_option(CLI::App& app, int argc, char** argv) {
-  return first_refusal(app, argc, argv,
-                       [&app](CLI::App& scope, const std::string& name, const CLI::Option* opt, const std::string*) {
-                         if (opt != nullptr || name.rfind("--", 0) != 0) return std::string();
-                         const std::string cmd = &scope == &app ? std::string("rmsnorm-bench") : "rmsnorm-bench " + scope.get_name();
-                         return name + ": not an option of " + cmd + " (`" + cmd + " --help` lists them)";
-                       });
+  return first_refusal(
+      app, argc, argv,
+      [&app](CLI::App& scope, const std::string& name, const CLI::Option* opt, const std::string*) {
+        if (opt != nullptr || name.rfind("--", 0) != 0) return std::string();
+        const std::string cmd =
+            &scope == &app ? std::string("rmsnorm-bench") : "rmsnorm-bench " + scope.get_name();
+        return name + ": not an option of " + cmd + " (`" + cmd + " --help` lists them)";
+      });
 }
 
 }  // namespace rb
