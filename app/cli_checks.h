@@ -119,14 +119,15 @@ inline std::string empty_list_item(CLI::App& app, int argc, char** argv) {
       });
 }
 
-// A "--name" the command it follows does not have, as "name: why". CLI11 says so too, but only
-// after its checks of the values: "merge --out m.csv a.csv" (merge's output is -o/--output)
-// was refused as "INPUTS: File does not exist: m.csv", naming the file and not the option.
+// A "--name" (or "-x") the command it follows does not have, as "name: why". CLI11 says so
+// too, but only after its checks of the values: "merge --out m.csv a.csv" (merge's output is
+// -o/--output) was refused as "INPUTS: File does not exist: m.csv", naming the file and not
+// the option.
 inline std::string unknown_option(CLI::App& app, int argc, char** argv) {
   return first_refusal(
       app, argc, argv,
       [&app](CLI::App& scope, const std::string& name, const CLI::Option* opt, const std::string*) {
-        if (opt != nullptr || name.rfind("--", 0) != 0) return std::string();
+        if (opt != nullptr) return std::string();
         const std::string cmd =
             &scope == &app ? std::string("rmsnorm-bench") : "rmsnorm-bench " + scope.get_name();
         return name + ": not an option of " + cmd + " (`" + cmd + " --help` lists them)";

@@ -173,6 +173,8 @@ INSTANTIATE_TEST_SUITE_P(
                       // alone said "INPUTS: File does not exist: m.csv" for merge's first one.
                       BadInput{"merge_out_is_not_its_option", {"merge", "--out", "m.csv", "/dev/null"},
                                {"--out: not an option of rmsnorm-bench merge"}},
+                      BadInput{"merge_unknown_short_option", {"merge", "-x", "m.csv", "/dev/null"},
+                               {"-x: not an option of rmsnorm-bench merge"}},
                       BadInput{"compare_unknown_option", {"compare", "--max-slow", "2", "/dev/null", "/dev/null"},
                                {"--max-slow: not an option of rmsnorm-bench compare"}},
                       BadInput{"unknown_option_with_a_value", {"--H", "64", "--bogus=1"}, {"--bogus: not an option of rmsnorm-bench ("}},
