@@ -18,15 +18,15 @@ Strategy auto_pick_bwd(const Problem& p) {
   // again (kAny, perf-notes run 24). Shifted, a row needs up to 16 / sizeof(dy) - 1 columns
   // more than H: past that, chunked (row-vector would run unshifted, element by element:
   // bf16 H=16383 29% of copy against chunked's 50%, run 24). Aligned as row-vector's kernel
-  // asks it (rows_aligned in bwd_row_vector.cu: the base pointers and the row stride; the
-  // kernel leaves the stride out at one row, where this keeps it, unmeasured), not by H
-  // alone: with a base one element off, H=16384 took row-vector at 49% of copy against
-  // chunked's 77-82 (H100, M=16384, bf16 bwd / add-bwd), fp32 H=8192 69 / 81 against 84 / 87
-  // (perf-notes run 60).
-  const auto stride16 = [&](DType t) {
-    return (p.stride * static_cast<std::int64_t>(dtype_size(t))) % 16 == 0;
+  // asks it (rows_aligned16: the base pointers and the row stride), not by H alone: with a
+  // base one element off, H=16384 took row-vector at 49% of copy against chunked's 77-82
+  // (H100, M=16384, bf16 bwd / add-bwd), fp32 H=8192 69 / 81 against 84 / 87 (perf-notes
+  // run 60).
+  const auto aligned = [&](DType t) {
+    return rows_aligned16(static_cast<std::uint64_t>(p.base_align), p.stride,
+                          static_cast<std::int64_t>(dtype_size(t)), p.M);
   };
-  const bool rows_aligned = p.base_align >= 16 && stride16(p.x) && stride16(x);
+  const bool rows_aligned = aligned(p.x) && aligned(x);
   const std::int64_t shift_room = rows_aligned ? 0 : 16 / static_cast<std::int64_t>(dtype_size(p.x)) - 1;
   const std::int64_t block = bwd_row_vector_block_H(x), span = p.H + shift_room;
   if (span > block) {

@@ -902,8 +902,8 @@ Plan choose_plan_any(const BwdArgs& a, bool ring) {
 // Whether every row of a tensor of T (base, `stride` elements apart) starts 16-byte aligned.
 template <class T>
 bool rows_aligned16(const void* base, std::int64_t stride, std::int64_t M) {
-  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 &&
-         (M <= 1 || (stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+  return rb::kern::rows_aligned16(reinterpret_cast<std::uintptr_t>(base), stride,
+                                  static_cast<std::int64_t>(sizeof(T)), M);
 }
 
 // The least P for which rows r and r + P of a tensor of T start at one 16-byte phase: 8 for

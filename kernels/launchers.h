@@ -109,6 +109,13 @@ std::int64_t bwd_row_vector_block_H(DType x);
 std::int64_t bwd_row_vector_max_H(DType x);
 cudaError_t launch_bwd_row_vector(const BwdArgs& a, cudaStream_t s);
 std::size_t bwd_row_vector_workspace_bytes(const BwdArgs& a);
+// Whether every one of M rows of elem_size-byte elements, `stride` elements apart, starts
+// 16-byte aligned, `base` being the base pointer's address or the bytes it is aligned to
+// (Problem::base_align): row-vector's question for its shifted kernels, and auto's for it.
+// One row's stride does not matter.
+inline bool rows_aligned16(std::uint64_t base, std::int64_t stride, std::int64_t elem_size, std::int64_t M) {
+  return base % 16 == 0 && (M <= 1 || (stride * elem_size) % 16 == 0);
+}
 // staged: row-vector's column ownership, rows streamed through a shared-memory ring by
 // cp.async (any row phase moves 16-byte vectors); H up to bwd_row_vector_block_H.
 cudaError_t launch_bwd_staged(const BwdArgs& a, cudaStream_t s);

@@ -167,6 +167,15 @@ TEST(AutoBwd, AlignmentIsTheRowsNotHAlone) {
   };
   EXPECT_EQ(fp32_residual(2), kern::Strategy::chunked);
   EXPECT_EQ(fp32_residual(16), kern::Strategy::row_vector);
+  // One row: its stride does not matter, to the kernel as to auto (rows_aligned16), so an
+  // aligned base holds the whole block's row; a base one element off still shifts it.
+  for (Op op : {Op::bwd, Op::add_bwd}) {
+    const auto one_row = [op](std::int64_t H, std::int64_t base_align) {
+      return kern::auto_pick_bwd(Problem::of(op, 1, H, DType::bf16, DType::bf16, DType::bf16, H, base_align));
+    };
+    EXPECT_EQ(one_row(16383, 16), kern::Strategy::row_vector);
+    EXPECT_EQ(one_row(16383, 2), kern::Strategy::chunked);
+  }
 }
 
 TEST(AutoByM, EveryPickHoldsItsRow) {
