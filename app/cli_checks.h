@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -84,18 +85,14 @@ std::string first_refusal(CLI::App& app, int argc, char** argv, Refuse refuse) {
     const std::size_t eq = is_long ? a.find('=') : std::string::npos;
     const std::string name = a.substr(0, eq);
     const CLI::Option* opt = scope->get_option_no_throw(name);
-    std::string value;
-    bool has_value = false;
+    std::optional<std::string> value;
     if (opt != nullptr && opt->get_type_size_max() != 0) {
-      if (eq != std::string::npos) {
+      if (eq != std::string::npos)
         value = a.substr(eq + 1);
-        has_value = true;
-      } else if (i + 1 < argc) {
+      else if (i + 1 < argc)
         value = argv[++i];
-        has_value = true;
-      }
     }
-    if (std::string why = refuse(*scope, name, opt, has_value ? &value : nullptr); !why.empty()) return why;
+    if (std::string why = refuse(*scope, name, opt, value ? &*value : nullptr); !why.empty()) return why;
   }
   return {};
 }
