@@ -1,4 +1,9 @@
 #!/usr/bin/env bash
+# Ran in session 48 as `bash reports/gpu-calls/planned/s48a.sh` (the session's first start,
+# naming nvidia-h200; got NVIDIA H100 80GB HBM3, driver 580.159.04), 2026-12-06, ending 17:34 UTC,
+# 487 s, carrying .gpu/bundle.tar.xz (a clean clone's build of ca1f3af): 24 pass, auto took
+# row-vector at all 8 shapes; gpu_tests 107 passed, 0 failed, 7 unfinished at the step's 480 s
+# (run next as s48b.sh: 7 of 7 passed). Results in reports/gpu-check.txt (ca1f3af).
 # Planned in session 46 (2026-12-06, no device time left): the GPU check of main's head after
 # de6378d's (reports/gpu-check.txt), whose later commits change host code only: the CLI's
 # checks (c7592e1, 6acaef7, 15fea9b) and auto's backward alignment question (82f5ace: the
