@@ -5,6 +5,11 @@
 # the GPU (checked against the fp64 reference and timed), each bounded at SWEEP_S (default
 # 270) seconds; their rows make the new reports/baselines/h200.csv (merged on the CPU machine,
 # then `rmsnorm-bench compare` of the old one against it). H200 only: the baseline is an H200's.
+# Session 48's plan for it (about 1000 s of device time, one warm H200):
+#   SWEEP_S=190 bash reports/gpu-calls/planned/s46b.sh fwd add bwd          (about 400 s)
+#   SWEEP_S=170 BENCH_S=285 bash reports/gpu-calls/planned/s46b.sh add-bwd  (about 470 s,
+#     carrying .gpu/bundle.tar.xz and .gpu/wheels)
+# each bounded inside the call's 600 s (15 s unpack, the sweeps' bounds, the bench's + 45 s).
 # Unpacks .gpu/bundle.tar.xz (main's head, packed from a clean clone by scripts/pack-gpu.sh)
 # over whatever build/ the machine holds, each call (a warm machine may hold another call's tool). The whole sweep took about 0.3 s a case (2026-12-03: 1494 cases in
 # 470 s with cuDNN and cuBLAS); fwd has 420, add 336, bwd 420, add-bwd 420.
@@ -16,4 +21,11 @@ for op in "$@"; do
   timeout "${SWEEP_S:-270}" build/rmsnorm-bench --op "$op" --kernel $K --quiet --out $R/sweep-$op >$R/sweep-$op.log 2>&1
   echo "sweep $op rc=$? $(el)"; grep -h "Totals" $R/sweep-$op/report.md; tail -2 $R/sweep-$op.log
 done
+# BENCH_S (unset: none): then scripts/gpu-bench.sh, the tool beside its peers on the headline
+# shapes (README "Peers"), aiming at BENCH_S seconds; carry .gpu/wheels too (the Liger and
+# Helion wheels, scripts/fetch-wheels.sh), the bundle does not hold them.
+if [ -n "${BENCH_S:-}" ]; then
+  TOTAL_S=$BENCH_S timeout $((BENCH_S + 45)) scripts/gpu-bench.sh $R/bench >$R/bench.log 2>&1
+  echo "gpu-bench rc=$? $(el)"; tail -4 $R/bench.log
+fi
 tar cJf "$OUT/r.tar.xz" -C /tmp r
