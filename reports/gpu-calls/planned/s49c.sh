@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Planned in session 48 (2026-12-06, no device time left): perf-notes run 62 on the GPU, branch
+# exp/plan-reuse (4db789a: a kernel's plan kept across the data sets of one problem). Any card
+# (say which). Carries .gpu/plan-reuse.tar.xz: the branch's clean-clone build (tool, tests,
+# plugins) and ca1f3af's tool as build-before/ (scripts/pack-gpu.sh). Bounded inside 600 s
+# (unpack, 4 x 60 s, 120 s, 190 s):
+#  1. cuDNN and cuBLAS bwd and fwd over one problem set under six distributions, through the
+#     build before and the branch's, one after the other, alone on the GPU: the wall time of
+#     each and scripts/same-results.py on their CSVs (the same rows, verdicts and errors);
+#  2. gpu-check.sh's `same` step (the built-in strategies over four distributions, both builds);
+#  3. the GPU tests Plans.* and the cudnn_fwd, cudnn_bwd validation sweeps (3 shards), their
+#     times against s48b.sh's 136 and 277 s (7 shards there: compare per test, loosely); cut at
+#     180 s, cudnn_bwd's sweep unfinished says the prediction (60-130 s) failed.
+. reports/gpu-calls/planned/prelude.sh
+rm -rf build build-before && tar xJf .gpu/plan-reuse.tar.xz || exit 9
+machine
+V=(--M 19 --H 1,127,4096,8192 --dtype fp32,bf16 --wdtype same,fp32
+   --dist normal,large,tiny,offset,outlier,zero-row --layout contiguous,strided --no-time --quiet)
+for side in before after; do
+  bin=build/rmsnorm-bench; [ $side = before ] && bin=build-before/rmsnorm-bench
+  for op in bwd fwd; do
+    t=$(date +%s%N)
+    timeout 60 $bin --op $op --kernel cudnn,cublas "${V[@]}" --out $R/v-$side-$op >$R/v-$side-$op.log 2>&1
+    echo "$side $op rc=$? wall=$(( ($(date +%s%N) - t) / 1000000 )) ms $(el)"; grep -h "pass, " $R/v-$side-$op.log
+  done
+done
+for op in bwd fwd; do
+  python3 scripts/same-results.py $R/v-before-$op/results.csv $R/v-after-$op/results.csv | tail -1
+done
+STEP_TIMEOUT=55 STEPS=same timeout 120 scripts/gpu-check.sh $R/same >$R/same.log 2>&1
+echo "same rc=$? $(el)"; grep -h "same results" $R/same/summary.txt
+GTEST_FILTER='Plans.*:AllKernels/KernelPasses.ValidationSweep/cudnn_fwd:AllKernels/KernelPasses.ValidationSweep/cudnn_bwd' \
+  PLUGIN_TESTS=0 GPU_SHARDS=3 STEP_TIMEOUT=180 STEPS=gpu timeout 190 scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
+echo "gpu tests rc=$? $(el)"; head -6 $R/gc/summary.txt
+grep -h "^\[  FAILED\|^\[       OK \]" $R/gc/gpu-tests.*.log
+tar cJf "$OUT/r.tar.xz" -C /tmp r
