@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <thread>
 
 #include "harness/host_types.h"
@@ -421,6 +422,11 @@ Problem problem_of(const Case& c) {
     for (DType t : {c.dtype, c.wdtype, c.rdtype, c.ydtype()})
       p.base_align = std::min<std::int64_t>(p.base_align, static_cast<std::int64_t>(dtype_size(t)));
   return p;
+}
+
+bool same_problem(const Problem& a, const Problem& b) {
+  return std::tie(a.op, a.M, a.H, a.stride, a.x, a.w, a.r, a.base_align, a.conv, a.y) ==
+         std::tie(b.op, b.M, b.H, b.stride, b.x, b.w, b.r, b.base_align, b.conv, b.y);
 }
 
 }  // namespace rb

@@ -117,6 +117,9 @@ std::int64_t op_bytes(Op op, std::int64_t M, std::int64_t H, DType x, DType w, D
 // The problem a kernel sees for a case.
 Problem problem_of(const Case& c);
 
+// Whether two problems are the same in every field a plan may depend on.
+bool same_problem(const Problem& a, const Problem& b);
+
 // Elements of a tensor of the given shape in a case (packed: M x H for a matrix).
 std::int64_t elements_of(Shape s, const Case& c);
 

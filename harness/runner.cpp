@@ -47,7 +47,8 @@ struct SavedRrms {
 };
 
 // Inputs and outputs of one (op, data) configuration, shared by the cases that read it, and
-// the plans prepared for it (a plan depends on nothing a data key does not fix).
+// the plans prepared for its problem (a plan depends on the problem alone: the next data set
+// of the same problem takes them over).
 struct DataSet {
   Case key;
   std::array<Input, kTensors> in;
@@ -98,6 +99,7 @@ struct Runner::Impl {
   std::unique_ptr<DataSet> data;
   DeviceBuffer workspace;
   std::int64_t device_budget = 0;  // bytes a case's tensors and workspace may take
+  std::int64_t plans_prepared = 0;
 
   InputSource inputs;
 
@@ -124,9 +126,14 @@ struct Runner::Impl {
 
   DataSet& data_for(const Case& c) {
     if (data && data->key.same_data(c)) return *data;
-    data.reset();  // free the previous buffers (and plans) before allocating the next
+    // Another distribution, seed or layout offset of the same problem keeps the plans: cuDNN's
+    // graph, heuristics query and plan build cost far more than the inputs they run on.
+    std::map<std::string, std::unique_ptr<Plan>> plans;
+    if (data && same_problem(problem_of(data->key), problem_of(c))) plans = std::move(data->plans);
+    data.reset();  // free the previous buffers (and other plans) before allocating the next
     auto ds = std::make_unique<DataSet>();
     ds->key = c;
+    ds->plans = std::move(plans);
     for (const InputDesc& d : op_desc(c.op).inputs) {
       if (!present(d, c)) continue;
       Input& in = ds->input(d.tensor);
@@ -228,11 +235,15 @@ struct Runner::Impl {
     return ds.refs.back();
   }
 
-  // The plan of kernel k (variant v) for the case, prepared once per data set.
+  // The plan of kernel k (variant v) for the case, prepared once per problem while
+  // consecutive data sets pose it.
   Plan& plan_for(DataSet& ds, const KernelInfo& k, const std::string& variant, const Case& c) {
     const std::string name = k.variant_name(variant);
     auto it = ds.plans.find(name);
-    if (it == ds.plans.end()) it = ds.plans.emplace(name, k.prepare(problem_of(c), variant)).first;
+    if (it == ds.plans.end()) {
+      it = ds.plans.emplace(name, k.prepare(problem_of(c), variant)).first;
+      ++plans_prepared;
+    }
     return *it->second;
   }
 };
@@ -243,6 +254,7 @@ Runner::Runner(DeviceInfo dev, RunConfig cfg)
       impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush, cfg_.max_device_bytes, cfg_.inputs)) {}
 
 void Runner::forget_data() { impl_->data.reset(); }
+std::int64_t Runner::plans_prepared() const { return impl_->plans_prepared; }
 Runner::~Runner() {
   // A kernel still running (a wait gave up on it): freeing buffers, plans and the stream
   // would synchronize with it and block for good. They are left to the process's exit.

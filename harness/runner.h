@@ -73,6 +73,10 @@ class Runner {
   // RunConfig::inputs, whose answer may have changed).
   void forget_data();
 
+  // Plans prepared so far (one per kernel variant and problem while consecutive cases share
+  // the problem).
+  std::int64_t plans_prepared() const;
+
   struct Impl;
 
  private:

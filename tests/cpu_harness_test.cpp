@@ -1256,6 +1256,44 @@ TEST(HarnessOps, ProblemAlignmentFollowsTheLayout) {
   EXPECT_EQ(problem_of(c).base_align, 4);
 }
 
+// A plan is kept across data sets whose problems are equal (harness/runner.cpp data_for):
+// what changes the inputs alone keeps it, and every field of the problem tells two apart.
+TEST(HarnessOps, ProblemIsEqualAcrossWhatOnlyTheInputsChange) {
+  Case c;
+  c.op = Op::bwd;
+  c.dtype = c.wdtype = c.rdtype = DType::bf16;
+  c.M = 19;
+  c.H = 4096;
+  const Problem p = problem_of(c);
+  Case d = c;
+  d.dist = Dist::outlier;
+  d.seed = 7;
+  d.eps = 1e-3;
+  d.kernel = "cudnn";
+  EXPECT_TRUE(same_problem(p, problem_of(d)));
+  // Through the case: a layout with the same stride but an offset base is another problem.
+  d.layout = Layout::misaligned;
+  EXPECT_FALSE(same_problem(p, problem_of(d)));
+  const std::vector<std::pair<const char*, std::function<void(Problem&)>>> changes = {
+      {"op", [](Problem& q) { q.op = Op::add_bwd; }},
+      {"M", [](Problem& q) { ++q.M; }},
+      {"H", [](Problem& q) { ++q.H; }},
+      {"stride", [](Problem& q) { q.stride += 16; }},
+      {"x", [](Problem& q) { q.x = DType::f16; }},
+      {"w", [](Problem& q) { q.w = DType::f32; }},
+      {"r", [](Problem& q) { q.r = DType::f32; }},
+      {"base_align", [](Problem& q) { q.base_align = 2; }},
+      {"conv", [](Problem& q) { q.conv = Convention::gemma; }},
+      {"y", [](Problem& q) { q.y = DType::e4m3; }},
+  };
+  for (const auto& [field, change] : changes) {
+    Problem q = p;
+    change(q);
+    EXPECT_FALSE(same_problem(p, q)) << field;
+    EXPECT_FALSE(same_problem(q, p)) << field;
+  }
+}
+
 TEST(HarnessRegistry, RowVectorRejectsHAboveItsMax) {
   const KernelInfo* rv = find_kernel("row-vector");
   ASSERT_NE(rv, nullptr);

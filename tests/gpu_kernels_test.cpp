@@ -223,6 +223,26 @@ TEST(Auto, RecordsItsPickForEveryOp) {
   }
 }
 
+// A kernel's plan is prepared once per problem while consecutive data sets pose it (the six
+// distributions of a shape are six data sets, one problem), and the cases on the later data
+// sets pass with it: 2 kernels x 2 H x 2 layouts (strided changes the stride) = 8 plans for
+// 96 cases, where a plan per data set made 48.
+TEST(Plans, PreparedOncePerProblemAcrossTheInputs) {
+  RB_REQUIRE_GPU();
+  Sweep s = small_sweep({Op::bwd}, {"naive", "row-vector"}, {DType::bf16}, {19}, {127, 4096});
+  s.eps = {1e-5, 1e-2};
+  s.dists = {Dist::normal, Dist::large, Dist::tiny, Dist::offset, Dist::outlier, Dist::zero_row};
+  s.layouts = {Layout::contiguous, Layout::strided};
+  RunConfig cfg;
+  cfg.time = false;
+  Runner runner(open_device(0), cfg);
+  std::vector<Record> out;
+  runner.run(expand(s), [&](const Record& r) { out.push_back(r); });
+  ASSERT_EQ(out.size(), 96u);
+  for (const Record& r : out) EXPECT_EQ(r.status, Status::pass) << describe(r);
+  EXPECT_EQ(runner.plans_prepared(), 8);
+}
+
 // dw from many launches of every backward kernel is bitwise identical, at a size where a
 // scheduling-dependent reduction would show (16384 rows over every SM's blocks). The runner
 // also compares two launches in every checked case; this test goes straight to the kernels.
