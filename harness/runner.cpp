@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <cmath>
 #include <cstring>
 #include <thread>
@@ -46,16 +47,13 @@ struct SavedRrms {
   std::vector<float> rrms;
 };
 
-// Inputs and outputs of one (op, data) configuration, shared by the cases that read it, and
-// the plans prepared for its problem (a plan depends on the problem alone: the next data set
-// of the same problem takes them over).
+// Inputs and outputs of one (op, data) configuration, shared by the cases that read it.
 struct DataSet {
   Case key;
   std::array<Input, kTensors> in;
   std::array<GuardedTensor, kTensors> out;
   std::vector<SavedRrms> saved;  // bwd ops, per eps
   std::vector<Reference> refs;   // per eps, built only when a case is checked
-  std::map<std::string, std::unique_ptr<Plan>> plans;  // by kernel (variant) name
 
   Input& input(Tensor t) { return in[static_cast<std::size_t>(t)]; }
   GuardedTensor& output(Tensor t) { return out[static_cast<std::size_t>(t)]; }
@@ -99,6 +97,12 @@ struct Runner::Impl {
   std::unique_ptr<DataSet> data;
   DeviceBuffer workspace;
   std::int64_t device_budget = 0;  // bytes a case's tensors and workspace may take
+  // The plans of one problem, by kernel (variant) name. A plan depends on the problem alone,
+  // so the cases of consecutive data sets that pose it (another distribution, seed or eps)
+  // share them: cuDNN's graph, heuristics query and plan build cost far more than a launch.
+  // The next problem frees them.
+  std::optional<Problem> plans_problem;
+  std::map<std::string, std::unique_ptr<Plan>> plans;
   std::int64_t plans_prepared = 0;
 
   InputSource inputs;
@@ -126,14 +130,9 @@ struct Runner::Impl {
 
   DataSet& data_for(const Case& c) {
     if (data && data->key.same_data(c)) return *data;
-    // Another distribution, seed or layout offset of the same problem keeps the plans: cuDNN's
-    // graph, heuristics query and plan build cost far more than the inputs they run on.
-    std::map<std::string, std::unique_ptr<Plan>> plans;
-    if (data && same_problem(problem_of(data->key), problem_of(c))) plans = std::move(data->plans);
-    data.reset();  // free the previous buffers (and other plans) before allocating the next
+    data.reset();  // free the previous buffers before allocating the next
     auto ds = std::make_unique<DataSet>();
     ds->key = c;
-    ds->plans = std::move(plans);
     for (const InputDesc& d : op_desc(c.op).inputs) {
       if (!present(d, c)) continue;
       Input& in = ds->input(d.tensor);
@@ -236,12 +235,17 @@ struct Runner::Impl {
   }
 
   // The plan of kernel k (variant v) for the case, prepared once per problem while
-  // consecutive data sets pose it.
-  Plan& plan_for(DataSet& ds, const KernelInfo& k, const std::string& variant, const Case& c) {
+  // consecutive cases pose it.
+  Plan& plan_for(const KernelInfo& k, const std::string& variant, const Case& c) {
+    const Problem p = problem_of(c);
+    if (!plans_problem || !same_problem(*plans_problem, p)) {
+      plans.clear();
+      plans_problem = p;
+    }
     const std::string name = k.variant_name(variant);
-    auto it = ds.plans.find(name);
-    if (it == ds.plans.end()) {
-      it = ds.plans.emplace(name, k.prepare(problem_of(c), variant)).first;
+    auto it = plans.find(name);
+    if (it == plans.end()) {
+      it = plans.emplace(name, k.prepare(p, variant)).first;
       ++plans_prepared;
     }
     return *it->second;
@@ -449,7 +453,7 @@ Record Runner::run_case(const Case& c) {
 
   Plan* plan = nullptr;
   try {
-    plan = &impl_->plan_for(ds, *k, variant, c);
+    plan = &impl_->plan_for(*k, variant, c);
   } catch (const Unsupported& e) {
     rec.status = Status::skip;
     rec.reason = e.what();

@@ -69,7 +69,7 @@ class Runner {
 
   const DeviceInfo& device() const { return dev_; }
 
-  // Drops the cached inputs (and plans), so the next case reads its inputs afresh (from
+  // Drops the cached inputs, so the next case reads its inputs afresh (from
   // RunConfig::inputs, whose answer may have changed).
   void forget_data();
 
