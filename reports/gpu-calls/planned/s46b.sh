@@ -17,9 +17,14 @@
 rm -rf build && tar xJf .gpu/bundle.tar.xz || exit 9
 machine
 K=naive,row-vector,warp-row,chunked,staged,auto
-for op in "$@"; do
-  timeout "${SWEEP_S:-270}" build/rmsnorm-bench --op "$op" --kernel $K --quiet --out $R/sweep-$op >$R/sweep-$op.log 2>&1
+# An argument OP:S bounds that op's sweep at S seconds (session 49: one call of all four ops,
+# `fwd:140 add:110 bwd:150 add-bwd:150`, when the budget left holds one call and no more). Each
+# sweep's rows also go straight to $OUT: a call cut by the device's limit returns them.
+for arg in "$@"; do
+  op=${arg%%:*}; s=${SWEEP_S:-270}; [ "$arg" != "$op" ] && s=${arg#*:}
+  timeout "$s" build/rmsnorm-bench --op "$op" --kernel $K --quiet --out $R/sweep-$op >$R/sweep-$op.log 2>&1
   echo "sweep $op rc=$? $(el)"; grep -h "Totals" $R/sweep-$op/report.md; tail -2 $R/sweep-$op.log
+  cp $R/sweep-$op/results.csv "$OUT/sweep-$op.csv"
 done
 # BENCH_S (unset: none): then scripts/gpu-bench.sh, the tool beside its peers on the headline
 # shapes (README "Peers"), aiming at BENCH_S seconds; carry .gpu/wheels too (the Liger and

@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
+# Ran twice in session 49 (2026-12-06), both times on an NVIDIA H100 80GB HBM3 (driver
+# 580.159.04), from this path's planned/ copy at first:
+#  - 20:23-20:29 UTC, branch at 6f51e7e (333 s): Plans.PreparedOncePerProblemAcrossTheInputs
+#    failed with 48 plans, not 8 (run_case freed the data set, and the plans in it, before
+#    data_for could hand them on), so its timings are of two builds that both prepare a plan
+#    per data set: the spread between identical behaviours;
+#  - again at ae56dd4 (plans held by the runner per problem); results in perf-notes run 62.
 # Planned in session 48 (2026-12-06, no device time left): perf-notes run 62 on the GPU, branch
-# exp/plan-reuse (4db789a: a kernel's plan kept across the data sets of one problem). Any card
-# (say which). Carries .gpu/plan-reuse.tar.xz: the branch's clean-clone build (tool, tests,
-# plugins) and ca1f3af's tool as build-before/ (scripts/pack-gpu.sh). Bounded inside 600 s
+# exp/plan-reuse (a kernel's plan kept across the data sets of one problem: 4db789a, lost with
+# session 48's checkout, written again in session 49 as 6f51e7e). Any card (say which).
+# Carries .gpu/plan-reuse.tar.xz: the branch's build (tool, tests, plugins) and main's tool
+# (c43fc7e, whose code is ca1f3af's) as build-before/ (scripts/pack-gpu.sh). Bounded inside 600 s
 # (unpack, 4 x 60 s, 120 s, 190 s):
 #  1. cuDNN and cuBLAS bwd and fwd over one problem set under six distributions, through the
 #     build before and the branch's, one after the other, alone on the GPU: the wall time of
