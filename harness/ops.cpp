@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <thread>
+#include <tuple>
 
 #include "harness/host_types.h"
 #include "reference/host_dtype.h"

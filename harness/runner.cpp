@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
-#include <optional>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <thread>
 
 #include "harness/cuda_check.h"
@@ -234,14 +234,18 @@ struct Runner::Impl {
     return ds.refs.back();
   }
 
+  // Frees the plans unless they are problem p's.
+  void keep_plans_for(const Problem& p) {
+    if (plans_problem && same_problem(*plans_problem, p)) return;
+    plans.clear();
+    plans_problem = p;
+  }
+
   // The plan of kernel k (variant v) for the case, prepared once per problem while
   // consecutive cases pose it.
   Plan& plan_for(const KernelInfo& k, const std::string& variant, const Case& c) {
     const Problem p = problem_of(c);
-    if (!plans_problem || !same_problem(*plans_problem, p)) {
-      plans.clear();
-      plans_problem = p;
-    }
+    keep_plans_for(p);
     const std::string name = k.variant_name(variant);
     auto it = plans.find(name);
     if (it == plans.end()) {
@@ -431,6 +435,7 @@ Record Runner::run_case(const Case& c) {
   const bool new_data = !impl_->data || !impl_->data->key.same_data(c);
   if (new_data) {
     impl_->data.reset();  // the budget counts this case's tensors alone
+    impl_->keep_plans_for(problem_of(c));  // and another problem's plans are gone first
     if (auto why = impl_->over_budget(c, 0)) {
       rec.status = Status::skip;
       rec.reason = *why;
