@@ -5,7 +5,7 @@
 #    failed with 48 plans, not 8 (run_case freed the data set, and the plans in it, before
 #    data_for could hand them on), so its timings are of two builds that both prepare a plan
 #    per data set: the spread between identical behaviours;
-#  - again at ae56dd4 (plans held by the runner per problem); results in perf-notes run 62.
+#  - again at e08a47e (plans held by the runner per problem); results in perf-notes run 62.
 # Planned in session 48 (2026-12-06, no device time left): perf-notes run 62 on the GPU, branch
 # exp/plan-reuse (a kernel's plan kept across the data sets of one problem: 4db789a, lost with
 # session 48's checkout, written again in session 49 as 6f51e7e). Any card (say which).
