@@ -5,7 +5,8 @@
 #    failed with 48 plans, not 8 (run_case freed the data set, and the plans in it, before
 #    data_for could hand them on), so its timings are of two builds that both prepare a plan
 #    per data set: the spread between identical behaviours;
-#  - again at e08a47e (plans held by the runner per problem); results in perf-notes run 62.
+#  - again at e08a47e (plans held by the runner per problem) with GC_S=150 (the GPU tests' bound;
+#    180 s by default), to fit the device time left; results in perf-notes run 62.
 # Planned in session 48 (2026-12-06, no device time left): perf-notes run 62 on the GPU, branch
 # exp/plan-reuse (a kernel's plan kept across the data sets of one problem: 4db789a, lost with
 # session 48's checkout, written again in session 49 as 6f51e7e). Any card (say which).
@@ -38,7 +39,7 @@ done
 STEP_TIMEOUT=55 STEPS=same timeout 120 scripts/gpu-check.sh $R/same >$R/same.log 2>&1
 echo "same rc=$? $(el)"; grep -h "same results" $R/same/summary.txt
 GTEST_FILTER='Plans.*:AllKernels/KernelPasses.ValidationSweep/cudnn_fwd:AllKernels/KernelPasses.ValidationSweep/cudnn_bwd' \
-  PLUGIN_TESTS=0 GPU_SHARDS=3 STEP_TIMEOUT=180 STEPS=gpu timeout 190 scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
+  PLUGIN_TESTS=0 GPU_SHARDS=3 STEP_TIMEOUT=${GC_S:-180} STEPS=gpu timeout $((${GC_S:-180} + 10)) scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
 echo "gpu tests rc=$? $(el)"; head -6 $R/gc/summary.txt
 grep -h "^\[  FAILED\|^\[       OK \]" $R/gc/gpu-tests.*.log
 tar cJf "$OUT/r.tar.xz" -C /tmp r
