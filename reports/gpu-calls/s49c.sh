@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Ran twice in session 49 (2026-12-06), both times on an NVIDIA H100 80GB HBM3 (driver
-# 580.159.04), from this path's planned/ copy at first:
+# Ran in session 49 (2026-12-06) on an NVIDIA H100 80GB HBM3 (driver 580.159.04), from
+# planned/:
 #  - 20:23-20:29 UTC, branch at 6f51e7e (333 s): Plans.PreparedOncePerProblemAcrossTheInputs
 #    failed with 48 plans, not 8 (run_case freed the data set, and the plans in it, before
 #    data_for could hand them on), so its timings are of two builds that both prepare a plan
 #    per data set: the spread between identical behaviours;
-#  - again at e08a47e (plans held by the runner per problem) with GC_S=150 (the GPU tests' bound;
-#    180 s by default), to fit the device time left; results in perf-notes run 62.
+#  - meant to run again at e08a47e (plans held by the runner per problem), but nine starts
+#    failed after it and the device time left held only s49d.sh (its backward parts) and
+#    s49e.sh (its `same` step and cudnn_fwd's sweep); results in perf-notes run 62. GC_S
+#    bounds the GPU-test step (180 s by default).
 # Planned in session 48 (2026-12-06, no device time left): perf-notes run 62 on the GPU, branch
 # exp/plan-reuse (a kernel's plan kept across the data sets of one problem: 4db789a, lost with
 # session 48's checkout, written again in session 49 as 6f51e7e). Any card (say which).
