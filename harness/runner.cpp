@@ -242,14 +242,14 @@ struct Runner::Impl {
   }
 
   // The plan of kernel k (variant v) for the case, prepared once per problem while
-  // consecutive cases pose it.
+  // consecutive cases pose it. run_case keeps only this case's problem's plans
+  // (keep_plans_for) whenever its data changes, and cases on the same data pose the same
+  // problem (every field of problem_of is fixed by the data key).
   Plan& plan_for(const KernelInfo& k, const std::string& variant, const Case& c) {
-    const Problem p = problem_of(c);
-    keep_plans_for(p);
     const std::string name = k.variant_name(variant);
     auto it = plans.find(name);
     if (it == plans.end()) {
-      it = plans.emplace(name, k.prepare(p, variant)).first;
+      it = plans.emplace(name, k.prepare(problem_of(c), variant)).first;
       ++plans_prepared;
     }
     return *it->second;

@@ -1256,7 +1256,7 @@ TEST(HarnessOps, ProblemAlignmentFollowsTheLayout) {
   EXPECT_EQ(problem_of(c).base_align, 4);
 }
 
-// A plan is kept across data sets whose problems are equal (harness/runner.cpp data_for):
+// A plan is kept across data sets whose problems are equal (harness/runner.cpp keep_plans_for):
 // what changes the inputs alone keeps it, and every field of the problem tells two apart.
 TEST(HarnessOps, ProblemIsEqualAcrossWhatOnlyTheInputsChange) {
   Case c;
