@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Planned in session 49 (2026-12-06, 95 s of device time left): the GPU check of main's head
+# after ca1f3af's (reports/gpu-check.txt). What changed on the GPU side since is the harness's
+# plan keeping (perf-notes run 62: e08a47e GPU-run on an H100 by s49d.sh and s49e.sh; its last
+# commit, plan_for no longer checking the problem again, not GPU-run). Any card (say which),
+# first of the planned calls; carries .gpu/bundle.tar.xz: a clean clone's build of the head
+# with c43fc7e's tool (the code before run 62) as build-before/ (scripts/pack-gpu.sh).
+# Bounded inside 600 s, tar last:
+#  1. gpu-check.sh's `same` step: the built-in strategies over four distributions, the head's
+#     rows against c43fc7e's (s49e.sh: 22464 rows, 0 differing keys), 60 s;
+#  2. the GPU-test step (every kernel's validation sweep, every mutant, Plans.*), 16 shards,
+#     480 s; tests left unfinished go in a call of their own, as s48b.sh did.
+. reports/gpu-calls/planned/prelude.sh
+rm -rf build build-before && tar xJf .gpu/bundle.tar.xz || exit 9
+machine
+STEP_TIMEOUT=55 STEPS=same timeout 60 scripts/gpu-check.sh $R/same >$R/same.log 2>&1
+echo "same rc=$? $(el)"; grep -h "same results" $R/same/summary.txt
+GPU_SHARDS=16 STEP_TIMEOUT=480 STEPS=gpu timeout 500 scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
+echo "gpu tests rc=$? $(el)"; head -8 $R/gc/summary.txt
+tar cJf "$OUT/r.tar.xz" -C /tmp r
