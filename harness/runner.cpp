@@ -103,7 +103,10 @@ struct Runner::Impl {
   // The next problem frees them.
   std::optional<Problem> plans_problem;
   std::map<std::string, std::unique_ptr<Plan>> plans;
-  std::int64_t plans_prepared = 0;
+  // The problem's refusals (Unsupported's message), by kernel (variant) name: a provider
+  // refuses a problem whatever its inputs, so it is asked once per problem too.
+  std::map<std::string, std::string> refusals;
+  std::int64_t prepare_calls = 0;
 
   InputSource inputs;
 
@@ -238,6 +241,7 @@ struct Runner::Impl {
   void keep_plans_for(const Problem& p) {
     if (plans_problem && same_problem(*plans_problem, p)) return;
     plans.clear();
+    refusals.clear();
     plans_problem = p;
   }
 
@@ -247,10 +251,16 @@ struct Runner::Impl {
   // problem (every field of problem_of is fixed by the data key).
   Plan& plan_for(const KernelInfo& k, const std::string& variant, const Case& c) {
     const std::string name = k.variant_name(variant);
+    if (auto r = refusals.find(name); r != refusals.end()) throw Unsupported(r->second);
     auto it = plans.find(name);
     if (it == plans.end()) {
-      it = plans.emplace(name, k.prepare(problem_of(c), variant)).first;
-      ++plans_prepared;
+      ++prepare_calls;
+      try {
+        it = plans.emplace(name, k.prepare(problem_of(c), variant)).first;
+      } catch (const Unsupported& e) {
+        refusals.emplace(name, e.what());
+        throw;
+      }
     }
     return *it->second;
   }
@@ -262,7 +272,7 @@ Runner::Runner(DeviceInfo dev, RunConfig cfg)
       impl_(std::make_unique<Impl>(dev_, cfg_.timing.flush, cfg_.max_device_bytes, cfg_.inputs)) {}
 
 void Runner::forget_data() { impl_->data.reset(); }
-std::int64_t Runner::plans_prepared() const { return impl_->plans_prepared; }
+std::int64_t Runner::prepare_calls() const { return impl_->prepare_calls; }
 Runner::~Runner() {
   // A kernel still running (a wait gave up on it): freeing buffers, plans and the stream
   // would synchronize with it and block for good. They are left to the process's exit.

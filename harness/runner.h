@@ -73,9 +73,9 @@ class Runner {
   // RunConfig::inputs, whose answer may have changed).
   void forget_data();
 
-  // Plans prepared so far (one per kernel variant and problem while consecutive cases share
-  // the problem).
-  std::int64_t plans_prepared() const;
+  // Calls to a kernel's prepare so far, plans made or refused (Unsupported): one per kernel
+  // variant and problem while consecutive cases share the problem.
+  std::int64_t prepare_calls() const;
 
   struct Impl;
 

@@ -4,10 +4,10 @@
 // A kernel states what it can run (ops, dtype combos, H range, alignment) and, for a case it
 // accepts, prepares a Plan: the prepared state of one problem (a cuDNN graph, a cuBLAS
 // handle, a launch configuration), its workspace size and its launch on a stream. The
-// harness caches plans per case, so timing measures the launch alone. A case a kernel cannot
-// run is reported with a reason (check_common(), or Unsupported thrown by prepare with the
-// provider's own message); the harness records it as a skip and never substitutes another
-// kernel.
+// harness keeps a plan (or a refusal) for the cases of one problem, so timing measures the
+// launch alone. A case a kernel cannot run is reported with a reason (check_common(), or
+// Unsupported thrown by prepare with the provider's own message); the harness records it as
+// a skip and never substitutes another kernel.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "harness/case.h"
@@ -240,7 +242,42 @@ TEST(Plans, PreparedOncePerProblemAcrossTheInputs) {
   runner.run(expand(s), [&](const Record& r) { out.push_back(r); });
   ASSERT_EQ(out.size(), 96u);
   for (const Record& r : out) EXPECT_EQ(r.status, Status::pass) << describe(r);
-  EXPECT_EQ(runner.plans_prepared(), 8);
+  EXPECT_EQ(runner.prepare_calls(), 8);
+}
+
+// A refusal (Unsupported from prepare) is kept like a plan: the provider is asked once per
+// problem, and every case of it is a skip with the provider's message. A test kernel that
+// refuses everything, on the sweep above: 4 problems (2 H, 2 layouts) over 48 cases, where
+// asking per data set calls prepare 24 times or more.
+TEST(Plans, RefusedOncePerProblemAcrossTheInputs) {
+  RB_REQUIRE_GPU();
+  KernelInfo k = *find_kernel("naive");
+  k.name = "test-refuses";
+  k.provider = "test";
+  k.description = "a test kernel whose prepare refuses every problem";
+  k.ops = {Op::fwd};
+  auto asked = std::make_shared<int>(0);
+  k.prepare = [asked](const Problem& p, const std::string&) -> std::unique_ptr<Plan> {
+    ++*asked;
+    throw Unsupported("test-refuses refuses H=" + std::to_string(p.H));
+  };
+  register_kernel(k);
+  Sweep s = small_sweep({Op::fwd}, {"test-refuses"}, {DType::bf16}, {19}, {127, 4096});
+  s.eps = {1e-5, 1e-2};
+  s.dists = {Dist::normal, Dist::large, Dist::tiny, Dist::offset, Dist::outlier, Dist::zero_row};
+  s.layouts = {Layout::contiguous, Layout::strided};
+  RunConfig cfg;
+  cfg.time = false;
+  Runner runner(open_device(0), cfg);
+  std::vector<Record> out;
+  runner.run(expand(s), [&](const Record& r) { out.push_back(r); });
+  ASSERT_EQ(out.size(), 48u);
+  for (const Record& r : out) {
+    EXPECT_EQ(r.status, Status::skip) << describe(r);
+    EXPECT_EQ(r.reason, "test-refuses refuses H=" + std::to_string(r.H)) << describe(r);
+  }
+  EXPECT_EQ(*asked, 4);
+  EXPECT_EQ(runner.prepare_calls(), 4);
 }
 
 // dw from many launches of every backward kernel is bitwise identical, at a size where a
