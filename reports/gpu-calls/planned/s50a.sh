@@ -2,7 +2,9 @@
 # Planned in session 49 (2026-12-06, 95 s of device time left): the GPU check of main's head
 # after ca1f3af's (reports/gpu-check.txt). What changed on the GPU side since is the harness's
 # plan keeping (perf-notes run 62: e08a47e GPU-run on an H100 by s49d.sh and s49e.sh; its last
-# commit, plan_for no longer checking the problem again, not GPU-run). Any card (say which),
+# commit, plan_for no longer checking the problem again, not GPU-run) and, session 50, a
+# provider's refusal kept for the problem like a plan (6776a09, with its GPU test
+# Plans.RefusedOncePerProblemAcrossTheInputs). Any card (say which),
 # first of the planned calls; carries .gpu/bundle.tar.xz: a clean clone's build of the head
 # with c43fc7e's tool (the code before run 62) as build-before/ (scripts/pack-gpu.sh).
 # Bounded inside 600 s, tar last:
