@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/case.h"
@@ -225,13 +226,11 @@ TEST(Auto, RecordsItsPickForEveryOp) {
   }
 }
 
-// A kernel's plan is prepared once per problem while consecutive data sets pose it (the six
-// distributions of a shape are six data sets, one problem), and the cases on the later data
-// sets pass with it: 2 kernels x 2 H x 2 layouts (strided changes the stride) = 8 plans for
-// 96 cases, where a plan per data set made 48.
-TEST(Plans, PreparedOncePerProblemAcrossTheInputs) {
-  RB_REQUIRE_GPU();
-  Sweep s = small_sweep({Op::bwd}, {"naive", "row-vector"}, {DType::bf16}, {19}, {127, 4096});
+// The Plans tests' sweep: bf16 at M=19, 2 H x 2 layouts (strided changes the stride) = 4
+// problems a kernel, each posed by 12 data sets (2 eps x 6 distributions). Returns the
+// records and the runner's calls to the kernels' prepare.
+std::pair<std::vector<Record>, std::int64_t> run_plans_sweep(Op op, const std::vector<std::string>& kernels) {
+  Sweep s = small_sweep({op}, kernels, {DType::bf16}, {19}, {127, 4096});
   s.eps = {1e-5, 1e-2};
   s.dists = {Dist::normal, Dist::large, Dist::tiny, Dist::offset, Dist::outlier, Dist::zero_row};
   s.layouts = {Layout::contiguous, Layout::strided};
@@ -240,15 +239,23 @@ TEST(Plans, PreparedOncePerProblemAcrossTheInputs) {
   Runner runner(open_device(0), cfg);
   std::vector<Record> out;
   runner.run(expand(s), [&](const Record& r) { out.push_back(r); });
+  return {out, runner.prepare_calls()};
+}
+
+// A kernel's plan is prepared once per problem while consecutive data sets pose it, and the
+// cases on the later data sets pass with it: 2 kernels x 4 problems = 8 plans for 96 cases,
+// where a plan per data set made 48.
+TEST(Plans, PreparedOncePerProblemAcrossTheInputs) {
+  RB_REQUIRE_GPU();
+  const auto [out, prepares] = run_plans_sweep(Op::bwd, {"naive", "row-vector"});
   ASSERT_EQ(out.size(), 96u);
   for (const Record& r : out) EXPECT_EQ(r.status, Status::pass) << describe(r);
-  EXPECT_EQ(runner.prepare_calls(), 8);
+  EXPECT_EQ(prepares, 8);
 }
 
 // A refusal (Unsupported from prepare) is kept like a plan: the provider is asked once per
 // problem, and every case of it is a skip with the provider's message. A test kernel that
-// refuses everything, on the sweep above: 4 problems (2 H, 2 layouts) over 48 cases, where
-// asking per data set calls prepare 24 times or more.
+// refuses everything: 4 calls for 48 cases, where asking per data set makes 24 or more.
 TEST(Plans, RefusedOncePerProblemAcrossTheInputs) {
   RB_REQUIRE_GPU();
   KernelInfo k = *find_kernel("naive");
@@ -262,22 +269,14 @@ TEST(Plans, RefusedOncePerProblemAcrossTheInputs) {
     throw Unsupported("test-refuses refuses H=" + std::to_string(p.H));
   };
   register_kernel(k);
-  Sweep s = small_sweep({Op::fwd}, {"test-refuses"}, {DType::bf16}, {19}, {127, 4096});
-  s.eps = {1e-5, 1e-2};
-  s.dists = {Dist::normal, Dist::large, Dist::tiny, Dist::offset, Dist::outlier, Dist::zero_row};
-  s.layouts = {Layout::contiguous, Layout::strided};
-  RunConfig cfg;
-  cfg.time = false;
-  Runner runner(open_device(0), cfg);
-  std::vector<Record> out;
-  runner.run(expand(s), [&](const Record& r) { out.push_back(r); });
+  const auto [out, prepares] = run_plans_sweep(Op::fwd, {"test-refuses"});
   ASSERT_EQ(out.size(), 48u);
   for (const Record& r : out) {
     EXPECT_EQ(r.status, Status::skip) << describe(r);
     EXPECT_EQ(r.reason, "test-refuses refuses H=" + std::to_string(r.H)) << describe(r);
   }
   EXPECT_EQ(*asked, 4);
-  EXPECT_EQ(runner.prepare_calls(), 4);
+  EXPECT_EQ(prepares, 4);
 }
 
 // dw from many launches of every backward kernel is bitwise identical, at a size where a
