@@ -17,8 +17,10 @@ rm -rf build build-before && tar xJf .gpu/bundle.tar.xz || exit 9
 machine
 STEP_TIMEOUT=55 STEPS=same timeout 60 scripts/gpu-check.sh $R/same >$R/same.log 2>&1
 echo "same rc=$? $(el)"; grep -h "same results" $R/same/summary.txt
-# GC_S bounds the GPU-test step (480 s by default; less where the device time left is less).
+# GC_S bounds the GPU-test step (480 s by default; less where the device time left is less);
+# GC_FILTER (a gtest filter) and GC_SHARDS (16) narrow it, as s50c.sh does.
 GC_S=${GC_S:-480}
-GPU_SHARDS=16 STEP_TIMEOUT=$GC_S STEPS=gpu timeout $((GC_S + 20)) scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
+GTEST_FILTER=${GC_FILTER:-*} GPU_SHARDS=${GC_SHARDS:-16} STEP_TIMEOUT=$GC_S STEPS=gpu timeout $((GC_S + 20)) \
+  scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
 echo "gpu tests rc=$? $(el)"; head -8 $R/gc/summary.txt
 tar cJf "$OUT/r.tar.xz" -C /tmp r
