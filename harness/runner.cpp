@@ -8,7 +8,9 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "harness/cuda_check.h"
 #include "harness/device_buffer.h"
@@ -101,11 +103,14 @@ struct Runner::Impl {
   // so the cases of consecutive data sets that pose it (another distribution, seed or eps)
   // share them: cuDNN's graph, heuristics query and plan build cost far more than a launch.
   // The next problem frees them.
+  // A refusal (Unsupported's message, plan null) is kept the same way: a provider refuses a
+  // problem whatever its inputs, so it is asked once per problem too.
+  struct Prepared {
+    std::unique_ptr<Plan> plan;
+    std::string refusal;
+  };
   std::optional<Problem> plans_problem;
-  std::map<std::string, std::unique_ptr<Plan>> plans;
-  // The problem's refusals (Unsupported's message), by kernel (variant) name: a provider
-  // refuses a problem whatever its inputs, so it is asked once per problem too.
-  std::map<std::string, std::string> refusals;
+  std::map<std::string, Prepared> plans;
   std::int64_t prepare_calls = 0;
 
   InputSource inputs;
@@ -241,7 +246,6 @@ struct Runner::Impl {
   void keep_plans_for(const Problem& p) {
     if (plans_problem && same_problem(*plans_problem, p)) return;
     plans.clear();
-    refusals.clear();
     plans_problem = p;
   }
 
@@ -251,18 +255,19 @@ struct Runner::Impl {
   // problem (every field of problem_of is fixed by the data key).
   Plan& plan_for(const KernelInfo& k, const std::string& variant, const Case& c) {
     const std::string name = k.variant_name(variant);
-    if (auto r = refusals.find(name); r != refusals.end()) throw Unsupported(r->second);
     auto it = plans.find(name);
     if (it == plans.end()) {
       ++prepare_calls;
+      Prepared made;  // another exception (an error, not a refusal) keeps nothing
       try {
-        it = plans.emplace(name, k.prepare(problem_of(c), variant)).first;
+        made.plan = k.prepare(problem_of(c), variant);
       } catch (const Unsupported& e) {
-        refusals.emplace(name, e.what());
-        throw;
+        made.refusal = e.what();
       }
+      it = plans.emplace(name, std::move(made)).first;
     }
-    return *it->second;
+    if (!it->second.plan) throw Unsupported(it->second.refusal);
+    return *it->second.plan;
   }
 };
 
