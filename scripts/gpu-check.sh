@@ -87,18 +87,17 @@ commit=$("$BIN" --version | sed -n 's/.*commit=//p')
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 echo "[$(stamp)] gpu-check: commit=$commit gpu=$gpu"
 
-# count WHAT LOG...: the tests gtest ended as WHAT (OK, FAILED, SKIPPED, or ENDED: any of the
-# three) in the logs given, by each test's own closing line ("[       OK ] Suite.Name (12 ms)";
-# the summary's list of failed tests, which has no time, is not counted again), so a process
-# cut short still counts the tests it finished: its "[  PASSED  ] N tests." never comes
-# (98d8691's step, cut at 480 s, said passed=82 by those lines where its logs held 104 passed).
+# count WHAT LOG...: the tests gtest ended as WHAT (OK, FAILED or SKIPPED) in the logs given,
+# by each test's own closing line ("[       OK ] Suite.Name (12 ms)"; the summary's list of
+# failed tests, which has no time, is not counted again), so a process cut short still counts
+# the tests it finished: its "[  PASSED  ] N tests." never comes (98d8691's step, cut at 480 s,
+# said passed=82 by those lines where its logs held 104 passed).
 count() {
   local what=$1 pat; shift
   case $what in
     OK) pat='^\[       OK \] .* \([0-9]+ ms\)$' ;;
     FAILED) pat='^\[  FAILED  \] .* \([0-9]+ ms\)$' ;;
     SKIPPED) pat='^\[  SKIPPED \] .* \([0-9]+ ms\)$' ;;
-    ENDED) pat='^\[ +(OK|FAILED|SKIPPED) +\] .* \([0-9]+ ms\)$' ;;
   esac
   cat "$@" 2>/dev/null | grep -cE "$pat"
 }
@@ -238,11 +237,13 @@ if want gpu; then
   if [ -n "$plugin_pid" ]; then wait "$plugin_pid"; r=$?; [ "$r" -gt "$gpu_rc" ] && gpu_rc=$r; fi
   gpu_pass=$(count OK "$OUT"/gpu-tests.*.log); gpu_fail=$(count FAILED "$OUT"/gpu-tests.*.log)
   gpu_skip=$(count SKIPPED "$OUT"/gpu-tests.*.log)
-  # The listed tests that no shard ended (a step cut short): the test list against the
-  # shards' closing lines (the plugin tests, which are not in the list, left out).
-  gpu_listed=$(grep -c '^  ' "$OUT/gpu-test-list.txt")
-  gpu_ended=$(count ENDED "$OUT"/gpu-tests.[0-9]*.log)
-  if [ "$gpu_listed" -gt 0 ]; then gpu_unfinished=$((gpu_listed - gpu_ended)); else gpu_unfinished=unknown; fi
+  # The listed tests that no shard ended (a step cut short), by name in OUT/gpu-unfinished.txt
+  # (a GTEST_FILTER for a step of their own, joined by ':'): the test list against the shards'
+  # closing lines (the plugin tests, which are not in the list, left out).
+  awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' "$OUT/gpu-test-list.txt" | sort |
+    comm -23 - <(cat "$OUT"/gpu-tests.[0-9]*.log 2>/dev/null |
+      sed -nE 's/^\[ +(OK|FAILED|SKIPPED) +\] ([^ ]+) \([0-9]+ ms\)$/\2/p' | sort -u) >"$OUT/gpu-unfinished.txt"
+  if grep -q '^  ' "$OUT/gpu-test-list.txt"; then gpu_unfinished=$(wc -l <"$OUT/gpu-unfinished.txt"); else gpu_unfinished=unknown; fi
   # The numerics mutants these tests run: the MutantCaught tests the filter selects (the test
   # binary's own list, so the device faults, which have tests of their own, and the wide
   # step's mutants, which have no MutantCaught test, are never counted by name here).

@@ -176,4 +176,6 @@ FAKE_GPU_CUT=B.Mid2 BUILD_DIR="$TMP/fake/build" GPU_TEST_TIMES= GPU_SHARDS=2 PLU
   scripts/gpu-check.sh "$TMP/gc" >"$TMP/out.txt" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "^gpu_tests: rc=124 passed=3 failed=0 skipped=0 unfinished=2$" "$TMP/gc/summary.txt" ||
   { cat "$TMP/gc/summary.txt"; fail "a cut shard: exit $rc (want 1), its finished tests counted, 2 unfinished"; }
+[ "$(cat "$TMP/gc/gpu-unfinished.txt")" = "$(printf 'B.Mid2\nC.New')" ] && [ ! -s "$TMP/gr/gpu-unfinished.txt" ] ||
+  { cat "$TMP/gc/gpu-unfinished.txt"; fail "the unfinished tests named in OUT/gpu-unfinished.txt: B.Mid2, C.New"; }
 echo "gpu-check verdicts: 6 of 6 as expected; sansweep over processes: 5 of 5 as expected; GPU-test shards: 3 of 3"

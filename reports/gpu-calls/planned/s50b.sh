@@ -2,35 +2,16 @@
 # Planned in session 50 (2026-12-06): right after s50a.sh, on the same warm machine (it keeps
 # /tmp and build/ for 30 s between calls), the GPU tests that s50a's 480 s step left
 # unfinished, in shards of their own (as s48b.sh did for s48a.sh), the plugin tests left out
-# (s50a ran them beside its shards). The unfinished tests are s50a's list less those its
-# shards ended (OK, FAILED or SKIPPED lines); s50a's files move to /tmp/r50a first, since
-# the prelude empties /tmp/r. Bounded inside 600 s, tar last.
+# (s50a ran them beside its shards). The unfinished tests are those s50a's gpu-check.sh named
+# in gpu-unfinished.txt; s50a's files move to /tmp/r50a first, since the prelude empties
+# /tmp/r. Bounded inside 600 s, tar last.
 set -uo pipefail
-if [ -s /tmp/r/gc/gpu-test-list.txt ]; then rm -rf /tmp/r50a && mv /tmp/r /tmp/r50a; fi
-[ -s /tmp/r50a/gc/gpu-test-list.txt ] || { echo "no s50a.sh GPU-test step on this machine"; exit 9; }
+if [ -f /tmp/r/gc/gpu-unfinished.txt ]; then rm -rf /tmp/r50a && mv /tmp/r /tmp/r50a; fi
+[ -f /tmp/r50a/gc/gpu-unfinished.txt ] || { echo "no s50a.sh GPU-test step on this machine"; exit 9; }
 . reports/gpu-calls/planned/prelude.sh
 machine
-python3 - /tmp/r50a/gc >$R/left.txt <<'PY'
-import glob, re, sys
-d = sys.argv[1]
-listed, suite = [], None
-for line in open(d + "/gpu-test-list.txt"):
-    if not line.strip():
-        continue
-    if not line.startswith(" "):
-        suite = line.split()[0]
-    else:
-        listed.append(suite + line.split()[0])
-ended = set()
-for log in glob.glob(d + "/gpu-tests.[0-9]*.log"):
-    for line in open(log, errors="replace"):
-        m = re.match(r"^\[ +(OK|FAILED|SKIPPED) +\] (\S+) \(\d+ ms\)", line)
-        if m:
-            ended.add(m.group(2))
-print(":".join(t for t in listed if t not in ended))
-PY
-left=$(cat $R/left.txt)
-n=$(tr ':' '\n' <$R/left.txt | grep -c .)
+left=$(paste -sd: /tmp/r50a/gc/gpu-unfinished.txt)
+n=$(grep -c . /tmp/r50a/gc/gpu-unfinished.txt)
 echo "unfinished in s50a: $n: $left"
 if [ "$n" -gt 0 ]; then
   GTEST_FILTER="$left" PLUGIN_TESTS=0 GPU_SHARDS=$((n < 16 ? n : 16)) STEP_TIMEOUT=520 STEPS=gpu \
