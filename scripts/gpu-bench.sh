@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The tool against its peers on the headline shapes, in one device call of about 6 minutes:
 #
-#   tar xJf .gpu/bundle.tar.xz && scripts/gpu-bench.sh [OUTDIR]        (OUTDIR: $OUT, else /tmp/bench)
+#   scripts/gpu-bench.sh [OUTDIR]        (OUTDIR: $OUT, else /tmp/bench)
+#
+# with the tool in build/ and the peer wheels in .gpu/wheels/, or, from a machine without a GPU,
+# carrying .gpu/bench.tar.xz (`scripts/pack-gpu.sh bench`: the tool and the wheels), which it
+# unpacks when either is missing.
 #
 # 1. rmsnorm-bench (kernels auto and cudnn; fwd, add, bwd; eps 1e-5) on bf16 M=16384 with H in
 #    {1024, 2048, 4096, 4097, 8192, 16384, 32768}, bf16 M=1024 H=65536, bf16 M=65536 H=128, fp32
@@ -9,7 +13,7 @@
 #    its copy ceiling), merged into tool.csv.
 # 2. scripts/peers.py on the same shapes (most telling first, so a spent budget cuts the least
 #    telling), --tool-csv tool.csv: each peer row takes the copy ceiling of the tool call that ran
-#    its shape. Peer wheels come from .gpu/wheels (scripts/fetch-wheels.sh, in the bundle).
+#    its shape. Peer wheels come from .gpu/wheels (scripts/fetch-wheels.sh).
 # 3. rmsnorm-bench merge of both (all.csv), scripts/side_by_side.py (side-by-side.md and
 #    side-by-side.png) and scripts/plot.py (plots/, when matplotlib is there).
 #
@@ -32,9 +36,9 @@ TOTAL_S=${TOTAL_S:-345}
 PEERS=${PEERS:-torch,torch-compile,triton,liger,helion}
 export PYTHONUNBUFFERED=1
 
-if [ -f .gpu/bundle.tar.xz ] && { [ ! -x "$BIN" ] || [ ! -d .gpu/wheels ]; }; then tar xJf .gpu/bundle.tar.xz; fi
+if [ -f .gpu/bench.tar.xz ] && { [ ! -x "$BIN" ] || [ ! -d .gpu/wheels ]; }; then tar xJf .gpu/bench.tar.xz; fi
 if [ ! -x "$BIN" ]; then
-  echo "gpu-bench: no $BIN (build it, or unpack scripts/pack-gpu.sh's .gpu/bundle.tar.xz)" >&2
+  echo "gpu-bench: no $BIN (build it, or carry \`scripts/pack-gpu.sh bench\`'s .gpu/bench.tar.xz)" >&2
   exit 2
 fi
 WORK=$(mktemp -d /tmp/gpu-bench.XXXXXX)

@@ -8,13 +8,14 @@
 # Session 48's plan for it (about 1000 s of device time, one warm H200):
 #   SWEEP_S=190 bash reports/gpu-calls/planned/s46b.sh fwd add bwd          (about 400 s)
 #   SWEEP_S=170 BENCH_S=285 bash reports/gpu-calls/planned/s46b.sh add-bwd  (about 470 s,
-#     carrying .gpu/bundle.tar.xz and .gpu/wheels)
+#     carrying .gpu/bench.tar.xz)
 # each bounded inside the call's 600 s (15 s unpack, the sweeps' bounds, the bench's + 45 s).
-# Unpacks .gpu/bundle.tar.xz (main's head, packed from a clean clone by scripts/pack-gpu.sh)
-# over whatever build/ the machine holds, each call (a warm machine may hold another call's tool). The whole sweep took about 0.3 s a case (2026-12-03: 1494 cases in
+# Unpacks .gpu/bench.tar.xz (main's head's tool and the peer wheels, packed from a clean clone
+# by `scripts/pack-gpu.sh bench`; session 51: the check bundle and the wheels together are over a
+# call's 64 MiB) over whatever build/ the machine holds, each call (a warm machine may hold another call's tool). The whole sweep took about 0.3 s a case (2026-12-03: 1494 cases in
 # 470 s with cuDNN and cuBLAS); fwd has 420, add 336, bwd 420, add-bwd 420.
 . reports/gpu-calls/planned/prelude.sh
-rm -rf build && tar xJf .gpu/bundle.tar.xz || exit 9
+rm -rf build && tar xJf .gpu/bench.tar.xz || exit 9
 machine
 K=naive,row-vector,warp-row,chunked,staged,auto
 # An argument OP:S bounds that op's sweep at S seconds (session 49: one call of all four ops,
@@ -27,8 +28,8 @@ for arg in "$@"; do
   cp $R/sweep-$op/results.csv "$OUT/sweep-$op.csv"
 done
 # BENCH_S (unset: none): then scripts/gpu-bench.sh, the tool beside its peers on the headline
-# shapes (README "Peers"), aiming at BENCH_S seconds; carry .gpu/wheels too (the Liger and
-# Helion wheels, scripts/fetch-wheels.sh), the bundle does not hold them.
+# shapes (README "Peers"), aiming at BENCH_S seconds, with the Liger and Helion wheels the pack
+# holds.
 if [ -n "${BENCH_S:-}" ]; then
   TOTAL_S=$BENCH_S timeout $((BENCH_S + 45)) scripts/gpu-bench.sh $R/bench >$R/bench.log 2>&1
   echo "gpu-bench rc=$? $(el)"; tail -4 $R/bench.log

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Ran in session 51 as `bash reports/gpu-calls/planned/s50b.sh` right after s50a.sh (same warm
+# H100, ending 03:10 UTC, 111 s): the 7 unfinished (five mutants, DwRepeatable Backward/0 and
+# /1), 7 shards: gpu_tests rc=0 passed=7 failed=0; mutants_caught=5/5.
 # Planned in session 50 (2026-12-06): right after s50a.sh, on the same warm machine (it keeps
 # /tmp and build/ for 30 s between calls), the GPU tests that s50a's 480 s step left
 # unfinished, in shards of their own (as s48b.sh did for s48a.sh), the plugin tests left out
