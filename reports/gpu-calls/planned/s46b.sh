@@ -15,7 +15,9 @@
 # call's 64 MiB) over whatever build/ the machine holds, each call (a warm machine may hold another call's tool). The whole sweep took about 0.3 s a case (2026-12-03: 1494 cases in
 # 470 s with cuDNN and cuBLAS); fwd has 420, add 336, bwd 420, add-bwd 420.
 . reports/gpu-calls/planned/prelude.sh
-rm -rf build && tar xJf .gpu/bench.tar.xz || exit 9
+# PACK: the pack to unpack (.gpu/bench.tar.xz; the check bundle, .gpu/bundle.tar.xz, holds the
+# same tool and serves the sweeps, not BENCH_S's peers).
+rm -rf build && tar xJf "${PACK:-.gpu/bench.tar.xz}" || exit 9
 machine
 K=naive,row-vector,warp-row,chunked,staged,auto
 # An argument OP:S bounds that op's sweep at S seconds (session 49: one call of all four ops,
