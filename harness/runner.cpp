@@ -77,6 +77,16 @@ TensorShape shape_of(Shape sh, const Case& c, DType dt) {
   return {1, 1, 1, 0, es};
 }
 
+// Kernel k's variants of problem p. A refusal (Unsupported) lists none: the case runs as the
+// kernel's own choice, and run_case records the refusal.
+std::vector<std::string> list_variants(const KernelInfo& k, const Problem& p) {
+  try {
+    return k.variants(p);
+  } catch (const Unsupported&) {
+    return {};
+  }
+}
+
 }  // namespace
 
 // Device bytes the tensors of a case take (inputs and outputs, guards and padding included).
@@ -112,6 +122,11 @@ struct Runner::Impl {
   std::optional<Problem> plans_problem;
   std::map<std::string, Prepared> plans;
   std::int64_t prepare_calls = 0;
+  // The variants of the problem, by kernel name (cuDNN's engine configurations with
+  // --cudnn-engines all: a graph built and its engines listed), kept and freed with the plans;
+  // a refusal is an empty list, as variants_of reads it.
+  std::map<std::string, std::vector<std::string>> variants;
+  std::int64_t variants_calls = 0;
 
   InputSource inputs;
 
@@ -242,11 +257,24 @@ struct Runner::Impl {
     return ds.refs.back();
   }
 
-  // Frees the plans unless they are problem p's.
+  // Frees the plans and variant lists unless they are problem p's.
   void keep_plans_for(const Problem& p) {
     if (plans_problem && same_problem(*plans_problem, p)) return;
     plans.clear();
+    variants.clear();
     plans_problem = p;
+  }
+
+  // Kernel k's variants of problem p, listed once per problem while consecutive cases pose it
+  // (another exception than a refusal keeps nothing).
+  const std::vector<std::string>& variants_for(const KernelInfo& k, const Problem& p) {
+    keep_plans_for(p);
+    auto it = variants.find(k.name);
+    if (it == variants.end()) {
+      ++variants_calls;
+      it = variants.emplace(k.name, list_variants(k, p)).first;
+    }
+    return it->second;
   }
 
   // The plan of kernel k (variant v) for the case, prepared once per problem while
@@ -278,6 +306,7 @@ Runner::Runner(DeviceInfo dev, RunConfig cfg)
 
 void Runner::forget_data() { impl_->data.reset(); }
 std::int64_t Runner::prepare_calls() const { return impl_->prepare_calls; }
+std::int64_t Runner::variants_calls() const { return impl_->variants_calls; }
 Runner::~Runner() {
   // A kernel still running (a wait gave up on it): freeing buffers, plans and the stream
   // would synchronize with it and block for good. They are left to the process's exit.
@@ -665,16 +694,12 @@ Record Runner::run_case(const Case& c) {
   return rec;
 }
 
-std::vector<Case> Runner::variants_of(const Case& c) {
+std::vector<Case> Runner::variants_of(const Case& c, const VariantsLister& list) {
   std::string variant;
   const KernelInfo* k = find_kernel(c.kernel, &variant);
-  if (!k || !k->variants || !variant.empty() || check_common(*k, problem_of(c))) return {c};
-  std::vector<std::string> names;
-  try {
-    names = k->variants(problem_of(c));
-  } catch (const Unsupported&) {
-    return {c};  // run_case records the refusal
-  }
+  const Problem p = problem_of(c);
+  if (!k || !k->variants || !variant.empty() || check_common(*k, p)) return {c};
+  const std::vector<std::string> names = list ? list(*k, p) : list_variants(*k, p);
   if (names.empty()) return {c};
   std::vector<Case> out;
   for (const std::string& v : names) {
@@ -686,8 +711,12 @@ std::vector<Case> Runner::variants_of(const Case& c) {
 }
 
 void Runner::run(const std::vector<Case>& cases, const RecordSink& sink) {
+  // The variants of each kernel, listed once per problem like its plans.
+  const VariantsLister list = [this](const KernelInfo& k, const Problem& p) {
+    return impl_->variants_for(k, p);
+  };
   for (const Case& kc : cases)
-    for (const Case& c : variants_of(kc)) {
+    for (const Case& c : variants_of(kc, list)) {
       Record r;
       try {
         r = run_case(c);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "harness/case.h"
@@ -15,6 +16,9 @@
 #include "reports/record.h"
 
 namespace rb {
+
+struct KernelInfo;  // kernels/registry.h
+struct Problem;
 
 // Inputs from elsewhere than the generators (a bisect reproducer's .npy files): the packed
 // host bytes of one input tensor of a case (Tensor::saved_rrms: M fp32 values), or nullopt
@@ -61,8 +65,11 @@ class Runner {
   void run(const std::vector<Case>& cases, const RecordSink& sink);
 
   // The cases a case runs as: one per variant of its kernel where the kernel offers several
-  // (cuDNN engine configurations with --cudnn-engines all), else the case itself.
-  static std::vector<Case> variants_of(const Case& c);
+  // (cuDNN engine configurations with --cudnn-engines all), else the case itself. `list`
+  // names the variants of a kernel for a problem: the kernel's own variants() when empty;
+  // run() passes its own, which keeps them per problem like the plans.
+  using VariantsLister = std::function<std::vector<std::string>(const KernelInfo&, const Problem&)>;
+  static std::vector<Case> variants_of(const Case& c, const VariantsLister& list = {});
 
   // One case on its own (inputs are generated for it unless the previous case shares them).
   Record run_case(const Case& c);
@@ -76,6 +83,8 @@ class Runner {
   // Calls to a kernel's prepare so far, plans made or refused (Unsupported): one per kernel
   // variant and problem while consecutive cases share the problem.
   std::int64_t prepare_calls() const;
+  // Calls to a kernel's variants() so far: one per kernel and problem, the same way.
+  std::int64_t variants_calls() const;
 
   struct Impl;
 

@@ -82,7 +82,8 @@ using SupportsFn = std::function<std::optional<std::string>(const Problem&)>;
 // kernel's variants() ("" = the kernel's own choice). Throws Unsupported to skip.
 using PrepareFn = std::function<std::unique_ptr<Plan>(const Problem&, const std::string& variant)>;
 // The variants a case can be run under, one row each (cuDNN engine configurations with
-// --cudnn-engines all); empty = just the kernel's own choice.
+// --cudnn-engines all); empty = just the kernel's own choice. Depends on the problem alone:
+// the harness asks once per problem, like prepare.
 using VariantsFn = std::function<std::vector<std::string>(const Problem&)>;
 
 struct KernelInfo {

@@ -1180,6 +1180,12 @@ TEST(HarnessRegistry, RegisterRefusesDuplicatesAndVariantsNeedAKernelThatHasThem
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].kernel, "test-variants@a");
   EXPECT_EQ(runs[1].kernel, "test-variants@b");
+  // A lister given (run()'s keeps the lists per problem) names the variants in their place.
+  const std::vector<Case> listed = Runner::variants_of(c, [](const KernelInfo& k, const Problem& p) {
+    return std::vector<std::string>{k.name + "-" + std::to_string(p.H)};
+  });
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].kernel, "test-variants@test-variants-8");
   c.kernel = "naive";
   EXPECT_EQ(Runner::variants_of(c).size(), 1u);
 }

@@ -228,8 +228,14 @@ TEST(Auto, RecordsItsPickForEveryOp) {
 
 // The Plans tests' sweep: bf16 at M=19, 2 H x 2 layouts (strided changes the stride) = 4
 // problems a kernel, each posed by 12 data sets (2 eps x 6 distributions). Returns the
-// records and the runner's calls to the kernels' prepare.
-std::pair<std::vector<Record>, std::int64_t> run_plans_sweep(Op op, const std::vector<std::string>& kernels) {
+// records and the runner's calls to the kernels' prepare and variants.
+struct PlansRun {
+  std::vector<Record> out;
+  std::int64_t prepares = 0;
+  std::int64_t lists = 0;
+};
+
+PlansRun run_plans_sweep(Op op, const std::vector<std::string>& kernels) {
   Sweep s = small_sweep({op}, kernels, {DType::bf16}, {19}, {127, 4096});
   s.eps = {1e-5, 1e-2};
   s.dists = {Dist::normal, Dist::large, Dist::tiny, Dist::offset, Dist::outlier, Dist::zero_row};
@@ -237,9 +243,11 @@ std::pair<std::vector<Record>, std::int64_t> run_plans_sweep(Op op, const std::v
   RunConfig cfg;
   cfg.time = false;
   Runner runner(open_device(0), cfg);
-  std::vector<Record> out;
-  runner.run(expand(s), [&](const Record& r) { out.push_back(r); });
-  return {out, runner.prepare_calls()};
+  PlansRun run;
+  runner.run(expand(s), [&](const Record& r) { run.out.push_back(r); });
+  run.prepares = runner.prepare_calls();
+  run.lists = runner.variants_calls();
+  return run;
 }
 
 // A kernel's plan is prepared once per problem while consecutive data sets pose it, and the
@@ -247,10 +255,11 @@ std::pair<std::vector<Record>, std::int64_t> run_plans_sweep(Op op, const std::v
 // where a plan per data set made 48.
 TEST(Plans, PreparedOncePerProblemAcrossTheInputs) {
   RB_REQUIRE_GPU();
-  const auto [out, prepares] = run_plans_sweep(Op::bwd, {"naive", "row-vector"});
-  ASSERT_EQ(out.size(), 96u);
-  for (const Record& r : out) EXPECT_EQ(r.status, Status::pass) << describe(r);
-  EXPECT_EQ(prepares, 8);
+  const PlansRun run = run_plans_sweep(Op::bwd, {"naive", "row-vector"});
+  ASSERT_EQ(run.out.size(), 96u);
+  for (const Record& r : run.out) EXPECT_EQ(r.status, Status::pass) << describe(r);
+  EXPECT_EQ(run.prepares, 8);
+  EXPECT_EQ(run.lists, 0);  // built-in kernels have no variants to list
 }
 
 // A refusal (Unsupported from prepare) is kept like a plan: the provider is asked once per
@@ -269,14 +278,48 @@ TEST(Plans, RefusedOncePerProblemAcrossTheInputs) {
     throw Unsupported("test-refuses refuses H=" + std::to_string(p.H));
   };
   register_kernel(k);
-  const auto [out, prepares] = run_plans_sweep(Op::fwd, {"test-refuses"});
-  ASSERT_EQ(out.size(), 48u);
-  for (const Record& r : out) {
+  const PlansRun run = run_plans_sweep(Op::fwd, {"test-refuses"});
+  ASSERT_EQ(run.out.size(), 48u);
+  for (const Record& r : run.out) {
     EXPECT_EQ(r.status, Status::skip) << describe(r);
     EXPECT_EQ(r.reason, "test-refuses refuses H=" + std::to_string(r.H)) << describe(r);
   }
   EXPECT_EQ(*asked, 4);
-  EXPECT_EQ(prepares, 4);
+  EXPECT_EQ(run.prepares, 4);
+}
+
+// A kernel's variants (cuDNN's engine configurations with --cudnn-engines all) are listed once
+// per problem, like its plans: a test kernel with two variants whose prepare refuses, over the
+// same sweep: 4 lists and 8 prepares (a variant each) for 96 rows, where listing per data set
+// makes 48.
+TEST(Plans, VariantsListedOncePerProblem) {
+  RB_REQUIRE_GPU();
+  KernelInfo k = *find_kernel("naive");
+  k.name = "test-two-variants";
+  k.provider = "test";
+  k.description = "a test kernel with two variants whose prepare refuses every problem";
+  k.ops = {Op::fwd};
+  auto listed = std::make_shared<int>(0);
+  k.variants = [listed](const Problem&) {
+    ++*listed;
+    return std::vector<std::string>{"a", "b"};
+  };
+  k.prepare = [](const Problem& p, const std::string& v) -> std::unique_ptr<Plan> {
+    throw Unsupported("variant " + v + " refuses H=" + std::to_string(p.H));
+  };
+  register_kernel(k);
+  const PlansRun run = run_plans_sweep(Op::fwd, {"test-two-variants"});
+  ASSERT_EQ(run.out.size(), 96u);
+  for (std::size_t i = 0; i < run.out.size(); ++i) {
+    const Record& r = run.out[i];
+    const std::string v = i % 2 ? "b" : "a";
+    EXPECT_EQ(r.kernel, "test-two-variants@" + v) << describe(r);
+    EXPECT_EQ(r.status, Status::skip) << describe(r);
+    EXPECT_EQ(r.reason, "variant " + v + " refuses H=" + std::to_string(r.H)) << describe(r);
+  }
+  EXPECT_EQ(*listed, 4);
+  EXPECT_EQ(run.lists, 4);
+  EXPECT_EQ(run.prepares, 8);
 }
 
 // dw from many launches of every backward kernel is bitwise identical, at a size where a
