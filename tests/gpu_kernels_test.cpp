@@ -262,16 +262,22 @@ TEST(Plans, PreparedOncePerProblemAcrossTheInputs) {
   EXPECT_EQ(run.lists, 0);  // built-in kernels have no variants to list
 }
 
+// A forward-only test kernel of provider "test" (naive's launch), for the runner's bookkeeping.
+KernelInfo test_kernel(const std::string& name, const std::string& description) {
+  KernelInfo k = *find_kernel("naive");
+  k.name = name;
+  k.provider = "test";
+  k.description = description;
+  k.ops = {Op::fwd};
+  return k;
+}
+
 // A refusal (Unsupported from prepare) is kept like a plan: the provider is asked once per
 // problem, and every case of it is a skip with the provider's message. A test kernel that
 // refuses everything: 4 calls for 48 cases, where asking per data set makes 24 or more.
 TEST(Plans, RefusedOncePerProblemAcrossTheInputs) {
   RB_REQUIRE_GPU();
-  KernelInfo k = *find_kernel("naive");
-  k.name = "test-refuses";
-  k.provider = "test";
-  k.description = "a test kernel whose prepare refuses every problem";
-  k.ops = {Op::fwd};
+  KernelInfo k = test_kernel("test-refuses", "a test kernel whose prepare refuses every problem");
   auto asked = std::make_shared<int>(0);
   k.prepare = [asked](const Problem& p, const std::string&) -> std::unique_ptr<Plan> {
     ++*asked;
@@ -294,11 +300,8 @@ TEST(Plans, RefusedOncePerProblemAcrossTheInputs) {
 // makes 48.
 TEST(Plans, VariantsListedOncePerProblem) {
   RB_REQUIRE_GPU();
-  KernelInfo k = *find_kernel("naive");
-  k.name = "test-two-variants";
-  k.provider = "test";
-  k.description = "a test kernel with two variants whose prepare refuses every problem";
-  k.ops = {Op::fwd};
+  KernelInfo k =
+      test_kernel("test-two-variants", "a test kernel with two variants whose prepare refuses every problem");
   auto listed = std::make_shared<int>(0);
   k.variants = [listed](const Problem&) {
     ++*listed;
