@@ -2,7 +2,8 @@
 # Planned in session 51 (2026-12-07): perf-notes runs 63 and 64 measured, any card, in one call
 # bounded inside about 250 s (the session's device time left: 338 s). Carries .gpu/s51d.tar.xz,
 # packed by hand (xz, 256 MiB window) from a clean clone's build of 11f3b44:
-#   build/rmsnorm-bench, build/tests/rb_gpu_tests   11f3b44 (run 64: variants listed per problem)
+#   build/rmsnorm-bench                             11f3b44 (run 64: variants listed per problem)
+#   build/tests/rb_gpu_tests                        95a20eb (11f3b44's, the test kernels from one helper)
 #   build-prev/rmsnorm-bench                        09b560b (runs 62 and 63, before run 64)
 #   build-before/rmsnorm-bench                      c43fc7e (before run 62)
 #  1. the Plans GPU tests (the new Plans.VariantsListedOncePerProblem among them);
