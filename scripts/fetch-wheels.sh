@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Downloads the peer packages that scripts/peers.py imports and the GPU machine lacks, as pinned
-# wheels from PyPI (`pip download --no-deps`), into .gpu/wheels/. `scripts/pack-gpu.sh bench` packs them
-# with the tool into .gpu/bench.tar.xz; on the GPU machine (torch 2.11, Triton 3.6, no package registry) peers.py unpacks
-# them into a temporary directory on sys.path: no pip there.
+# wheels from PyPI (`pip download --no-deps`), into .gpu/wheels/. `scripts/pack-gpu.sh bench`
+# packs them with the tool into .gpu/bench.tar.xz; on the GPU machine (torch 2.11, Triton 3.6, no
+# package registry) peers.py unpacks them into a temporary directory on sys.path: no pip there.
 #
 #   scripts/fetch-wheels.sh            # LIGER_VERSION, HELION_VERSION override the pins
 #
