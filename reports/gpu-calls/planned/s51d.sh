@@ -6,7 +6,9 @@
 #   build/tests/rb_gpu_tests                        95a20eb (11f3b44's, the test kernels from one helper)
 #   build-prev/rmsnorm-bench                        09b560b (runs 62 and 63, before run 64)
 #   build-before/rmsnorm-bench                      c43fc7e (before run 62)
-#  1. the Plans GPU tests (the new Plans.VariantsListedOncePerProblem among them);
+#  1. the Plans GPU tests (the new Plans.VariantsListedOncePerProblem among them) and cuDNN's
+#     (CudnnGpu.*: the vendor kernel whose variants the runner now keeps; step 2 runs them
+#     through the runner);
 #  2. run 64: cudnn fwd with --cudnn-engines all over 2 problems x 12 data sets, 09b560b
 #     against 11f3b44, ABBA; same-results;
 #  3. run 63: cudnn + cublas bwd over s49d.sh's 576 cases, c43fc7e against 09b560b, ABBA
@@ -15,7 +17,7 @@
 . reports/gpu-calls/planned/prelude.sh
 rm -rf build build-prev build-before && tar xJf .gpu/s51d.tar.xz || exit 9
 machine
-timeout 30 build/tests/rb_gpu_tests --gtest_filter='Plans.*' >$R/plans.log 2>&1
+timeout 45 build/tests/rb_gpu_tests --gtest_filter='Plans.*:CudnnGpu.*' >$R/plans.log 2>&1
 echo "plans rc=$? $(el)"; grep -h "^\[  FAILED\|^\[       OK \]\|Which is\|Expected" $R/plans.log
 # ab TAG A_BIN B_BIN S ARGS...: A, B, B, A, each bounded at S seconds, wall times; same-results of
 # the first pair's CSVs. A run that would start past STOP_S (200) s is left out, so the tar gets
