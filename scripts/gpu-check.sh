@@ -87,20 +87,18 @@ commit=$("$BIN" --version | sed -n 's/.*commit=//p')
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 echo "[$(stamp)] gpu-check: commit=$commit gpu=$gpu"
 
-# count WHAT LOG...: the tests gtest ended as WHAT (OK, FAILED or SKIPPED) in the logs given,
-# by each test's own closing line ("[       OK ] Suite.Name (12 ms)"; the summary's list of
-# failed tests, which has no time, is not counted again), so a process cut short still counts
-# the tests it finished: its "[  PASSED  ] N tests." never comes (98d8691's step, cut at 480 s,
-# said passed=82 by those lines where its logs held 104 passed).
-count() {
-  local what=$1 pat; shift
-  case $what in
-    OK) pat='^\[       OK \] .* \([0-9]+ ms\)$' ;;
-    FAILED) pat='^\[  FAILED  \] .* \([0-9]+ ms\)$' ;;
-    SKIPPED) pat='^\[  SKIPPED \] .* \([0-9]+ ms\)$' ;;
-  esac
-  cat "$@" 2>/dev/null | grep -cE "$pat"
+# ended WHAT LOG...: the names of the tests gtest ended as WHAT (OK, FAILED, SKIPPED, or an ERE
+# alternation of them) in the logs given, by each test's own closing line ("[       OK ]
+# Suite.Name (12 ms)", a parameterized test's FAILED line with ", where GetParam() = ..." before
+# the time; the summary's list of failed tests, which has no time, is not read
+# again), so a process cut short still names the tests it finished: its "[  PASSED  ] N
+# tests." never comes (98d8691's step, cut at 480 s, said passed=82 by those lines where its
+# logs held 104 passed). count WHAT LOG...: how many.
+ended() {
+  local what=$1; shift
+  cat "$@" 2>/dev/null | sed -nE "s/^\[ +($what) +\] ([^ ,]+)(, where .*)? \([0-9]+ ms\)\$/\2/p"
 }
+count() { ended "$@" | grep -c .; }
 # sharded NAME SHARDS CMD...: runs CMD as SHARDS processes at once, logs in OUT/NAME.K.log;
 # returns the worst exit status. Each process has gtest's sharding variables (a gtest binary
 # then runs every SHARDS-th test) and every @K@ in CMD replaced by its index K (the tool's
@@ -241,8 +239,7 @@ if want gpu; then
   # (a GTEST_FILTER for a step of their own, joined by ':'): the test list against the shards'
   # closing lines (the plugin tests, which are not in the list, left out).
   awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' "$OUT/gpu-test-list.txt" | sort |
-    comm -23 - <(cat "$OUT"/gpu-tests.[0-9]*.log 2>/dev/null |
-      sed -nE 's/^\[ +(OK|FAILED|SKIPPED) +\] ([^ ]+) \([0-9]+ ms\)$/\2/p' | sort -u) >"$OUT/gpu-unfinished.txt"
+    comm -23 - <(ended 'OK|FAILED|SKIPPED' "$OUT"/gpu-tests.[0-9]*.log | sort -u) >"$OUT/gpu-unfinished.txt"
   if grep -q '^  ' "$OUT/gpu-test-list.txt"; then gpu_unfinished=$(wc -l <"$OUT/gpu-unfinished.txt"); else gpu_unfinished=unknown; fi
   # The numerics mutants these tests run: the MutantCaught tests the filter selects (the test
   # binary's own list, so the device faults, which have tests of their own, and the wide

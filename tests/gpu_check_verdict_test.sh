@@ -123,7 +123,9 @@ SANSWEEP_SHARDS=0 STEPS=sansweep scripts/gpu-check.sh "$TMP/bad0" >"$TMP/bad.txt
 # (--gtest_list_tests), runs those its filter names (--gtest_filter, or one in a
 # --gtest_flagfile) or, under gtest's sharding variables, every N-th of them, and refuses a
 # flag file with the sharding variables set (the shard would then run part of its part). At
-# the test FAKE_GPU_CUT names it stops as a timeout would: no closing line, exit 124.
+# the test FAKE_GPU_CUT names it stops as a timeout would: no closing line, exit 124. The test
+# FAKE_GPU_FAIL names fails as a parameterized test does: ", where GetParam() = 4" in its
+# closing line and in the summary's list of failed tests (which has no time).
 mkdir -p "$TMP/fake/build/tests"
 cat >"$TMP/fake/build/tests/rb_gpu_tests" <<'SH'
 #!/usr/bin/env bash
@@ -143,9 +145,12 @@ for t in $all; do
   esac
   i=$((i + 1))
   [ "$mine" = 1 ] && [ "$t" = "${FAKE_GPU_CUT:-none}" ] && { echo "[ RUN      ] $t"; exit 124; }
+  [ "$mine" = 1 ] && [ "$t" = "${FAKE_GPU_FAIL:-none}" ] && { echo "[  FAILED  ] $t, where GetParam() = 4 (1 ms)"; failed=$t; continue; }
   [ "$mine" = 1 ] && { echo "[       OK ] $t (1 ms)"; n=$((n + 1)); }
 done
 echo "[  PASSED  ] $n tests."
+[ -n "${failed:-}" ] && { echo "[  FAILED  ] $failed, where GetParam() = 4"; exit 1; }
+exit 0
 SH
 chmod +x "$TMP/fake/build/tests/rb_gpu_tests"
 printf '# seconds\nA.Long 100\nA.Mid 60\nB.Mid2 50.0\nB.Short 10\n' >"$TMP/times.txt"
@@ -178,4 +183,11 @@ FAKE_GPU_CUT=B.Mid2 BUILD_DIR="$TMP/fake/build" GPU_TEST_TIMES= GPU_SHARDS=2 PLU
   { cat "$TMP/gc/summary.txt"; fail "a cut shard: exit $rc (want 1), its finished tests counted, 2 unfinished"; }
 [ "$(cat "$TMP/gc/gpu-unfinished.txt")" = "$(printf 'B.Mid2\nC.New')" ] && [ ! -s "$TMP/gr/gpu-unfinished.txt" ] ||
   { cat "$TMP/gc/gpu-unfinished.txt"; fail "the unfinished tests named in OUT/gpu-unfinished.txt: B.Mid2, C.New"; }
-echo "gpu-check verdicts: 6 of 6 as expected; sansweep over processes: 5 of 5 as expected; GPU-test shards: 3 of 3"
+# A parameterized test that fails is counted once as failed, and it ended: not unfinished.
+rc=0
+FAKE_GPU_FAIL=B.Short BUILD_DIR="$TMP/fake/build" GPU_TEST_TIMES= GPU_SHARDS=2 PLUGIN_TESTS=0 STEPS=gpu \
+  scripts/gpu-check.sh "$TMP/gf" >"$TMP/out.txt" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "^gpu_tests: rc=1 passed=4 failed=1 skipped=0 unfinished=0$" "$TMP/gf/summary.txt" &&
+  [ ! -s "$TMP/gf/gpu-unfinished.txt" ] ||
+  { cat "$TMP/gf/summary.txt" "$TMP/gf/gpu-unfinished.txt"; fail "a failed parameterized test: exit $rc (want 1), 1 failed, none unfinished"; }
+echo "gpu-check verdicts: 6 of 6 as expected; sansweep over processes: 5 of 5 as expected; GPU-test shards: 4 of 4"
