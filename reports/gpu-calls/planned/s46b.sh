@@ -11,8 +11,9 @@
 #     carrying .gpu/bench.tar.xz)
 # each bounded inside the call's 600 s (15 s unpack, the sweeps' bounds, the bench's + 45 s).
 # Unpacks .gpu/bench.tar.xz (main's head's tool and the peer wheels, packed from a clean clone
-# by `scripts/pack-gpu.sh bench`; session 51: the check bundle and the wheels together are over a
-# call's 64 MiB) over whatever build/ the machine holds, each call (a warm machine may hold another call's tool). The whole sweep took about 0.3 s a case (2026-12-03: 1494 cases in
+# by `scripts/pack-gpu.sh bench`; session 51: the check bundle and the wheels together are over
+# a call's 64 MiB) over whatever build/ the machine holds, each call (a warm machine may hold
+# another call's tool). The whole sweep took about 0.3 s a case (2026-12-03: 1494 cases in
 # 470 s with cuDNN and cuBLAS); fwd has 420, add 336, bwd 420, add-bwd 420.
 . reports/gpu-calls/planned/prelude.sh
 # PACK: the pack to unpack (.gpu/bench.tar.xz; the check bundle, .gpu/bundle.tar.xz, holds the
