@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Planned in session 52 (2026-12-07): every call of the session runs this one script, which runs
+# the next stage not yet done on the warm machine (markers in /tmp/s52, which a warm machine
+# keeps between calls), so a call that comes on an H200 does what only an H200 may do first:
+#   baseline  H200 only: s46b.sh's default sweeps of the built-in kernels, fwd:140 add:110
+#             bwd:150 add-bwd:150, for the new reports/baselines/h200.csv (issue 11, deliverable 3);
+#   check     any card: gpu-check.sh's GPU-test step on main's head (every kernel's validation
+#             sweep, every mutant, Plans.*, CudnnGpu.*), 16 shards, GC_S (520) s;
+#   follow    any card, after check: the tests check left unfinished (as s50b.sh), then
+#             gpu-check.sh's `same` step (the head's rows against c43fc7e's), then perf-notes runs
+#             64 and 63 timed ABBA (as s51d.sh planned).
+# STAGE forces one. Carries .gpu/s52.tar.xz, packed by hand (xz, 256 MiB window, stripped) from
+# a clean clone's build of d2e6e11 (main's head; its GPU-facing code is 11f3b44's):
+#   build/rmsnorm-bench, build/tests/rb_*_tests, build/examples/plugin/*.so   d2e6e11
+#   build-prev/rmsnorm-bench                                                  09b560b (before run 64)
+#   build-before/rmsnorm-bench                                                c43fc7e (before run 62)
+# (55.8 MB; with the working tree under a call's 64 MiB). Each stage's files are in $OUT/r.tar.xz.
+. reports/gpu-calls/planned/prelude.sh
+S=/tmp/s52
+mkdir -p $S
+for b in build/rmsnorm-bench build/tests/rb_gpu_tests build-prev/rmsnorm-bench build-before/rmsnorm-bench; do
+  [ -x $b ] || { rm -rf build build-prev build-before && tar xJf .gpu/s52.tar.xz || exit 9; break; }
+done
+machine
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+stage=${STAGE:-}
+if [ -z "$stage" ]; then
+  if [[ "$gpu" == *H200* ]] && [ ! -f $S/baseline.done ]; then stage=baseline
+  elif [ ! -f $S/check.done ]; then stage=check
+  elif [ ! -f $S/follow.done ]; then stage=follow
+  else echo "s52: every stage done on this machine"; exit 0
+  fi
+fi
+echo "stage $stage on $gpu $(el)"
+case $stage in
+  baseline)
+    [[ "$gpu" == *H200* ]] || { echo "s52: the baseline is an H200's"; exit 9; }
+    K=naive,row-vector,warp-row,chunked,staged,auto
+    for arg in fwd:140 add:110 bwd:150 add-bwd:150; do
+      op=${arg%%:*}; s=${arg#*:}
+      timeout "$s" build/rmsnorm-bench --op "$op" --kernel $K --quiet --out $R/sweep-$op >$R/sweep-$op.log 2>&1
+      echo "sweep $op rc=$? $(el)"; grep -h "Totals" $R/sweep-$op/report.md; tail -2 $R/sweep-$op.log
+      cp $R/sweep-$op/results.csv "$OUT/sweep-$op.csv"
+    done
+    ;;
+  check)
+    GC_S=${GC_S:-520}
+    GPU_SHARDS=16 STEP_TIMEOUT=$GC_S STEPS=gpu timeout $((GC_S + 20)) scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
+    echo "gpu tests rc=$? $(el)"; head -8 $R/gc/summary.txt
+    grep -h "^\[  FAILED" $R/gc/gpu-tests.*.log
+    ;;
+  follow)
+    [ -f $S/check/gc/gpu-unfinished.txt ] || { echo "s52: no check stage on this machine"; exit 9; }
+    left=$(paste -sd: $S/check/gc/gpu-unfinished.txt)
+    n=$(grep -c . $S/check/gc/gpu-unfinished.txt)
+    echo "unfinished in check: $n: $left"
+    if [ "$n" -gt 0 ]; then
+      GTEST_FILTER="$left" PLUGIN_TESTS=0 GPU_SHARDS=$((n < 16 ? n : 16)) STEP_TIMEOUT=200 STEPS=gpu \
+        timeout 220 scripts/gpu-check.sh $R/gc2 >$R/gc2.log 2>&1
+      echo "gpu tests rc=$? $(el)"; head -8 $R/gc2/summary.txt
+      grep -h "^\[  FAILED\|^\[       OK \]" $R/gc2/gpu-tests.*.log | grep -v MutantCaught
+    fi
+    STEP_TIMEOUT=140 STEPS=same timeout 150 scripts/gpu-check.sh $R/same >$R/same.log 2>&1
+    echo "same rc=$? $(el)"; grep -h "same" $R/same/summary.txt
+    # ab TAG A_BIN B_BIN S ARGS...: A, B, B, A, each bounded at S seconds, wall times; same-results
+    # of the first pair's CSVs; a run that would start past 540 s is left out.
+    ab() {
+      local tag=$1 a=$2 b=$3 s=$4 run bin t
+      shift 4
+      for run in a1 b1 b2 a2; do
+        bin=$a; [ "${run%?}" = b ] && bin=$b
+        [ $(( $(date +%s) - T0 + s )) -gt 560 ] && { echo "$tag $run left out: past 560 s"; continue; }
+        t=$(date +%s%N)
+        timeout "$s" "$bin" "$@" --out $R/$tag-$run >$R/$tag-$run.log 2>&1
+        echo "$tag $run ($bin) rc=$? wall=$(( ($(date +%s%N) - t) / 1000000 )) ms $(el)"; grep -h "pass, " $R/$tag-$run.log
+      done
+      python3 scripts/same-results.py $R/$tag-a1/results.csv $R/$tag-b1/results.csv | tail -1
+    }
+    ab r64 build-prev/rmsnorm-bench build/rmsnorm-bench 30 --op fwd --kernel cudnn --cudnn-engines all --M 19 \
+      --H 4096 --dtype bf16 --eps 1e-5,1e-2 --dist normal,large,tiny,offset,outlier,zero-row \
+      --layout contiguous,strided --no-time --quiet
+    ab r63 build-before/rmsnorm-bench build-prev/rmsnorm-bench 45 --op bwd --kernel cudnn,cublas --M 19 \
+      --H 1,127,4096,8192 --dtype fp32,bf16 --wdtype same,fp32 --dist normal,large,tiny,offset,outlier,zero-row \
+      --layout contiguous,strided --no-time --quiet
+    ;;
+  *) echo "s52: unknown STAGE '$stage' (baseline, check, follow)"; exit 2 ;;
+esac
+rm -rf $S/$stage && cp -r $R $S/$stage && touch $S/$stage.done
+tar cJf "$OUT/r.tar.xz" -C /tmp r
