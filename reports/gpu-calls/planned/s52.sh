@@ -63,13 +63,14 @@ case $stage in
     STEP_TIMEOUT=140 STEPS=same timeout 150 scripts/gpu-check.sh $R/same >$R/same.log 2>&1
     echo "same rc=$? $(el)"; grep -h "same" $R/same/summary.txt
     # ab TAG A_BIN B_BIN S ARGS...: A, B, B, A, each bounded at S seconds, wall times; same-results
-    # of the first pair's CSVs; a run that would start past 540 s is left out.
+    # of the first pair's CSVs; a run that could end past FOLLOW_S (560) s is left out (FOLLOW_S
+    # under the call's bound where the device time left is short).
     ab() {
       local tag=$1 a=$2 b=$3 s=$4 run bin t
       shift 4
       for run in a1 b1 b2 a2; do
         bin=$a; [ "${run%?}" = b ] && bin=$b
-        [ $(( $(date +%s) - T0 + s )) -gt 560 ] && { echo "$tag $run left out: past 560 s"; continue; }
+        [ $(( $(date +%s) - T0 + s )) -gt "${FOLLOW_S:-560}" ] && { echo "$tag $run left out: past ${FOLLOW_S:-560} s"; continue; }
         t=$(date +%s%N)
         timeout "$s" "$bin" "$@" --out $R/$tag-$run >$R/$tag-$run.log 2>&1
         echo "$tag $run ($bin) rc=$? wall=$(( ($(date +%s%N) - t) / 1000000 )) ms $(el)"; grep -h "pass, " $R/$tag-$run.log
