@@ -1,4 +1,17 @@
 #!/usr/bin/env bash
+# Ran in session 52 (2026-12-07) on one NVIDIA H100 80GB HBM3 (driver 580.159.04), the session's
+# first machine to start (naming nvidia-h200), after 11 calls that got none (05:43-06:25 UTC,
+# six naming nvidia-h200 or no kind, five naming nvidia-h100-x1: 766 s of device time).
+#   STAGE=check bash reports/gpu-calls/s52.sh   06:26-06:34 UTC, 471 s, carrying .gpu/s52.tar.xz
+#     (STAGE forced: the device time left held an H200's baseline or the check, not both): gpu
+#     tests rc=0 passed=117 failed=0 skipped=0 unfinished=0; mutants_caught=26/26; plugin
+#     mutants caught by 288 and 720 of 1320 cases;
+#   FOLLOW_S=380 bash reports/gpu-calls/s52.sh   06:35-06:38 UTC, 174 s, warm: no test left
+#     unfinished; same-results 22464 before (c43fc7e), 22464 after (d2e6e11), 0 differing keys;
+#     run 64 (cudnn fwd --cudnn-engines all, 240 cases) 09b560b 8.08 s, 5.42 s against
+#     d2e6e11 5.45 s, 5.41 s, 0 differing keys; run 63 (cudnn + cublas bwd, 576 cases) c43fc7e
+#     40.0 s, 39.6 s against 09b560b 7.74 s, 7.67 s, 0 differing keys.
+# Results in reports/gpu-check.txt (d2e6e11) and docs/perf-notes.md (runs 63 and 64, measured).
 # Planned in session 52 (2026-12-07): every call of the session runs this one script, which runs
 # the next stage not yet done on the warm machine (markers in /tmp/s52, which a warm machine
 # keeps between calls), so a call that comes on an H200 does what only an H200 may do first:
