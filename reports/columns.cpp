@@ -124,6 +124,17 @@ std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim) {
                   : refused(fmt::format("{}", v), fmt::format("-1 or below {} = {}", dim, size));
 }
 
+std::string compute_capability(const Record& r) {
+  const auto number = [](const std::string& t) {
+    return !t.empty() && std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  };
+  const std::size_t dot = r.cc.find('.');
+  if (r.cc.empty() ||
+      (dot != std::string::npos && number(r.cc.substr(0, dot)) && number(r.cc.substr(dot + 1))))
+    return std::string();
+  return refused("'" + r.cc + "'", "empty or major.minor, e.g. 9.0");
+}
+
 std::string kernel(const Record& r) {
   return r.kernel.empty() ? refused("''", "a kernel's name, not empty") : std::string();
 }

@@ -55,6 +55,9 @@ std::string non_negative(const std::optional<double>& v);  // empty: ok
 std::string error_metric(double v, Status s);
 // An index into a dimension of `size` ("M", "H"), or -1 for none.
 std::string index_or_none(std::int64_t v, std::int64_t size, const char* dim);
+// cc: the device's compute capability as the runner writes it (major.minor, e.g. 9.0), or
+// empty, a row that does not say.
+std::string compute_capability(const Record& r);
 // kernel: not empty. Its names are open (built-ins, `plugin:<name>`, `peer:<name>`, variants
 // such as `cudnn@eng3`), so only the empty name, which no run writes, is refused.
 std::string kernel(const Record& r);
@@ -105,7 +108,7 @@ inline constexpr bool kKey = true;
 inline constexpr Column kRecordColumns[] = {
     {"schema", &Record::schema},
     {"gpu", &Record::gpu},
-    {"cc", &Record::cc},
+    {"cc", &Record::cc, false, 1, rule::compute_capability},
     {"kernel", &Record::kernel, kKey, 1, rule::kernel},
     {"picked", &Record::picked},
     {"provider", &Record::provider, false, 2, rule::provider, rule::provider_with_kernel},

@@ -738,6 +738,11 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 // fails its case.
 TEST(ReaderDomain, ImpossibleValuesNameColumnValueAndRange) {
   const std::vector<ImpossibleRow> cases = {
+      // device
+      {"cc_text", [](Record& r) { r.cc = "sm90"; }, "cc",
+       "'sm90' is out of range (accepted: empty or major.minor, e.g. 9.0)"},
+      {"cc_no_minor", [](Record& r) { r.cc = "9."; }, "cc", "'9.' is out of range"},
+      {"cc_two_dots", [](Record& r) { r.cc = "9.0.1"; }, "cc", "'9.0.1' is out of range"},
       // shape
       {"M_zero", [](Record& r) { r.M = 0; }, "M", "0 is out of range (accepted: >= 1)"},
       {"H_negative", [](Record& r) { r.H = -4096; }, "H", "-4096 is out of range (accepted: >= 1)"},
