@@ -131,4 +131,35 @@ inline std::string unknown_option(CLI::App& app, int argc, char** argv) {
       });
 }
 
+// A dtype option that no case of the run reads, as "--name value: why" ("" when each is read):
+// an fp8 y where no op writes y (fwd and add do), a residual dtype where no op has a residual
+// stream (add and add-bwd), a y scale where no y is fp8. The run would otherwise measure other
+// cases than asked and say nothing. ops: the run's ops; ydtypes, rdtypes: the values given
+// ("same" reads as nothing asked); scale_given: a y scale was given; fp8_y: some case of the
+// run has an fp8 y.
+inline std::string unread_dtype_option(const std::vector<Op>& ops, const std::vector<std::string>& ydtypes,
+                                       const std::vector<std::string>& rdtypes, bool scale_given,
+                                       bool fp8_y) {
+  bool y = false, residual = false;
+  std::string given;
+  for (Op op : ops) {
+    y = y || has_fp8_output(op);
+    residual = residual || has_residual(op);
+    given += (given.empty() ? "" : ", ") + std::string(op_name(op));
+  }
+  const auto asked = [](const std::vector<std::string>& values) {
+    for (const std::string& v : values)
+      if (v != "same") return v;
+    return std::string();
+  };
+  if (const std::string v = asked(ydtypes); !v.empty() && !y)
+    return "--ydtype " + v + ": an fp8 y is an output of fwd and add only, not of " + given;
+  if (const std::string v = asked(rdtypes); !v.empty() && !residual)
+    return "--rdtype " + v + ": a residual stream is add's and add-bwd's only, not of " + given;
+  if (scale_given && !fp8_y)
+    return "--y-scale: it scales an fp8 y, and no case of the run has one "
+           "(give --ydtype e4m3 or e5m2, with fwd or add)";
+  return std::string();
+}
+
 }  // namespace rb

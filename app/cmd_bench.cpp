@@ -198,6 +198,21 @@ int plan_sweep(const BenchOptions& o, std::vector<Sweep>& sweep, std::uint64_t& 
     if (n > limit) return refuse(fmt::format("{} gives {} values, so the sweep has at least", name, n), n);
   }
   sweep = build_sweeps(o);
+  // A dtype option no case reads (--ydtype e4m3 with --op bwd alone) is refused, not dropped.
+  std::vector<Op> ops;
+  bool fp8_y = false;
+  for (const Sweep& s : sweep)
+    for (Op op : s.ops) {
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+      if (has_fp8_output(op))
+        fp8_y = fp8_y || std::any_of(s.ydtypes.begin(), s.ydtypes.end(),
+                                     [](const YDtypeChoice& y) { return y.has_value(); });
+    }
+  if (const std::string why = unread_dtype_option(ops, o.ydtypes, o.rdtypes, !o.y_scales.empty(), fp8_y);
+      !why.empty()) {
+    std::cerr << "rmsnorm-bench: " << why << "\n";
+    return kExitUsage;
+  }
   // The largest M with the largest H of each sweep: past 2^56 elements a matrix the harness's
   // byte counts would wrap, so such sizes are refused here, before any device work.
   for (const Sweep& s : sweep) {

@@ -167,6 +167,8 @@ inline constexpr bool has_weight_offset(Convention c) {
 
 // Ops that carry a residual stream (and so a residual dtype).
 inline constexpr bool has_residual(Op op) { return op == Op::add || op == Op::add_bwd; }
+// Ops whose y may be stored in fp8: fwd and add write y (the backward ops write dx and dw).
+inline constexpr bool has_fp8_output(Op op) { return op == Op::fwd || op == Op::add; }
 inline constexpr bool is_backward(Op op) { return op == Op::bwd || op == Op::add_bwd; }
 
 }  // namespace rb

@@ -87,7 +87,8 @@ struct UniqueSweep {
 
   // y dtypes of an op: fwd and add have the choices, the others none (y absent: x's).
   std::vector<YDtypeChoice> ydtypes_for(Op op) const {
-    if (op != Op::fwd && op != Op::add) return ydtypes.empty() ? std::vector<YDtypeChoice>{} : std::vector<YDtypeChoice>{YDtypeChoice{}};
+    if (!has_fp8_output(op))
+      return ydtypes.empty() ? std::vector<YDtypeChoice>{} : std::vector<YDtypeChoice>{YDtypeChoice{}};
     return ydtypes;
   }
   // Scales of a y dtype: only an fp8 y has one (1 otherwise).

@@ -365,7 +365,7 @@ std::optional<std::string> check_common(const KernelInfo& k, const Problem& p) {
   }
   if (is_fp8(p.y) && !k.fp8_output)
     return k.name + " has no fp8 output (y " + std::string(dtype_name(p.y)) + ")";
-  if (is_fp8(p.y) && p.op != Op::fwd && p.op != Op::add)
+  if (is_fp8(p.y) && !has_fp8_output(p.op))
     return std::string("an fp8 y is an output of fwd and add only, not ") + std::string(op_name(p.op));
   if (p.H < k.min_H)
     return "H=" + std::to_string(p.H) + " is below " + k.name + "'s minimum " + std::to_string(k.min_H);

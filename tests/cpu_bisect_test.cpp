@@ -363,6 +363,23 @@ TEST_F(BisectFiles, ReplayRefusesAReferenceFileOfTheWrongDtypeOrShape) {
       << r.output;
 }
 
+// A case file the bisect wrote names x's dtype as rdtype for an op without a residual stream,
+// and replays; one edited to a dtype option the case cannot read is refused, naming the file.
+TEST_F(BisectFiles, ReplayRefusesADtypeOptionTheCaseDoesNotRead) {
+  write_identical_pair();
+  const std::string good = case_text();
+  ASSERT_NE(good.find("rdtype=\"bf16\""), std::string::npos) << good;
+  const std::size_t at = good.find("rdtype=\"bf16\"");
+  set_case_text(good.substr(0, at) + "rdtype=\"fp32\"" +
+                good.substr(at + std::string("rdtype=\"bf16\"").size()));
+  const auto r = replay();
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(
+      r.output.find("case.ini: --rdtype fp32: a residual stream is add's and add-bwd's only, not of fwd"),
+      std::string::npos)
+      << r.output;
+}
+
 // case.ini: every key once, each a key of the case; a refusal names the file and line.
 TEST_F(BisectFiles, ReplayRefusesAMissingRepeatedOrUnknownKey) {
   write_identical_pair();

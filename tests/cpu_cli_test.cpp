@@ -97,6 +97,27 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"rdtype_int8", {"--rdtype", "int8"}, {"--rdtype", "int8"}},
                       BadInput{"op_unknown", {"--op", "fwd,sideways"}, {"--op", "sideways"}},
                       BadInput{"kernel_lacks_op", {"--kernel", "warp-row", "--op", "bwd"}, {"--kernel/--op"}},
+                      // A dtype option no case reads: the run would measure other cases than asked.
+                      BadInput{"ydtype_without_fwd_or_add",
+                               {"--op", "bwd,add-bwd", "--ydtype", "same,e4m3"},
+                               {"--ydtype e4m3: an fp8 y is an output of fwd and add only", "not of bwd, add-bwd"}},
+                      BadInput{"rdtype_without_residual", {"--op", "fwd,bwd", "--rdtype", "fp32"},
+                               {"--rdtype fp32: a residual stream is add's and add-bwd's only", "not of fwd, bwd"}},
+                      BadInput{"y_scale_without_fp8_y", {"--op", "fwd", "--y-scale", "300"},
+                               {"--y-scale: it scales an fp8 y, and no case of the run has one"}},
+                      BadInput{"y_scale_fp8_y_of_no_op",
+                               {"--op", "bwd", "--ydtype", "e5m2", "--y-scale", "300"},
+                               {"--ydtype e5m2"}},
+                      BadInput{"bisect_ydtype_of_bwd",
+                               {"bisect", "--kernel", "naive", "--op", "bwd", "--ydtype", "e4m3"},
+                               {"--ydtype e4m3: an fp8 y is an output of fwd and add only, not of bwd"}},
+                      BadInput{"bisect_rdtype_of_fwd",
+                               {"bisect", "--kernel", "naive", "--op", "fwd", "--dtype", "bf16", "--rdtype",
+                                "fp32"},
+                               {"--rdtype fp32", "not of fwd"}},
+                      BadInput{"bisect_y_scale_without_fp8_y",
+                               {"bisect", "--kernel", "naive", "--y-scale", "2"},
+                               {"--y-scale: it scales an fp8 y"}},
                       BadInput{"eps_zero", {"--eps", "0"}, {"--eps", "'0'"}},
                       BadInput{"eps_nan", {"--eps", "nan"}, {"--eps", "nan"}},
                       BadInput{"eps_negative", {"--eps", "-1e-5"}, {"--eps", "-1e-5"}},
@@ -402,6 +423,23 @@ TEST_F(CliNoDevice, SingleRunKeepsEarlierResults) {
   const RunResult r = run_bench({"--H", "128", "--M", "1", "--dtype", "bf16", "--out", out_.string()});
   EXPECT_EQ(r.status, 3) << r.output;
   expect_untouched(r.output);
+}
+
+// The dtype options some case reads go on to the device (exit 3 here): fp8 y with fwd among the
+// ops, a residual dtype with add, a scale with an fp8 y, a scale in the validation preset
+// (its fp8 sweep reads it).
+TEST_F(CliNoDevice, DtypeOptionsSomeCaseReadsAreAccepted) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--op", "fwd,bwd", "--ydtype", "e4m3"},
+        std::vector<std::string>{"--op", "fwd,add", "--rdtype", "fp32"},
+        std::vector<std::string>{"--op", "add", "--ydtype", "same,e5m2", "--y-scale", "2"},
+        std::vector<std::string>{"--preset", "validation", "--y-scale", "3"}}) {
+    std::vector<std::string> all = args;
+    all.insert(all.end(), {"--H", "128", "--M", "1", "--out", out_.string()});
+    const RunResult r = run_bench(all);
+    EXPECT_EQ(r.status, 3) << joined(args) << "\n" << r.output;
+    expect_untouched(r.output);
+  }
 }
 
 TEST_F(CliNoDevice, DevicesRunKeepsEarlierResults) {
