@@ -13,14 +13,5 @@ if [ -f /tmp/r/gc/gpu-unfinished.txt ]; then rm -rf /tmp/r50a && mv /tmp/r /tmp/
 [ -f /tmp/r50a/gc/gpu-unfinished.txt ] || { echo "no s50a.sh GPU-test step on this machine"; exit 9; }
 . reports/gpu-calls/planned/prelude.sh
 machine
-left=$(paste -sd: /tmp/r50a/gc/gpu-unfinished.txt)
-n=$(grep -c . /tmp/r50a/gc/gpu-unfinished.txt)
-echo "unfinished in s50a: $n: $left"
-if [ "$n" -gt 0 ]; then
-  GTEST_FILTER="$left" PLUGIN_TESTS=0 GPU_SHARDS=$((n < 16 ? n : 16)) STEP_TIMEOUT=520 STEPS=gpu \
-    timeout 550 scripts/gpu-check.sh $R/gc2 >$R/gc2.log 2>&1
-  echo "gpu tests rc=$? $(el)"; head -8 $R/gc2/summary.txt
-  grep -h "^\[  FAILED\|^\[       OK \]" $R/gc2/gpu-tests.*.log | grep -v MutantCaught
-  grep -h "^MUTANT" $R/gc2/gpu-tests.*.log | cut -c1-170
-fi
+rerun_unfinished /tmp/r50a/gc/gpu-unfinished.txt 520  # its bound 520 s (timeout 540; ran with 550)
 tar cJf "$OUT/r.tar.xz" -C /tmp r

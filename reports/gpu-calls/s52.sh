@@ -64,15 +64,7 @@ case $stage in
     ;;
   follow)
     [ -f $S/check/gc/gpu-unfinished.txt ] || { echo "s52: no check stage on this machine"; exit 9; }
-    left=$(paste -sd: $S/check/gc/gpu-unfinished.txt)
-    n=$(grep -c . $S/check/gc/gpu-unfinished.txt)
-    echo "unfinished in check: $n: $left"
-    if [ "$n" -gt 0 ]; then
-      GTEST_FILTER="$left" PLUGIN_TESTS=0 GPU_SHARDS=$((n < 16 ? n : 16)) STEP_TIMEOUT=200 STEPS=gpu \
-        timeout 220 scripts/gpu-check.sh $R/gc2 >$R/gc2.log 2>&1
-      echo "gpu tests rc=$? $(el)"; head -8 $R/gc2/summary.txt
-      grep -h "^\[  FAILED\|^\[       OK \]" $R/gc2/gpu-tests.*.log | grep -v MutantCaught
-    fi
+    rerun_unfinished $S/check/gc/gpu-unfinished.txt 200
     STEP_TIMEOUT=140 STEPS=same timeout 150 scripts/gpu-check.sh $R/same >$R/same.log 2>&1
     echo "same rc=$? $(el)"; grep -h "same" $R/same/summary.txt
     # ab TAG A_BIN B_BIN S ARGS...: A, B, B, A, each bounded at S seconds, wall times; same-results

@@ -11,6 +11,21 @@ T0=$(date +%s)
 el() { echo "+$(( $(date +%s) - T0 ))s"; }
 unpack() { "$1"/rmsnorm-bench --version 2>/dev/null || tar xJf "$2" || exit 9; }
 machine() { build/rmsnorm-bench --version; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; }
+# rerun_unfinished LIST S: the GPU tests an earlier GPU-test step named unfinished in LIST (its
+# gpu-unfinished.txt), in shards of their own (16 at most), the plugin tests left out, bounded
+# at S seconds; files in $R/gc2. s50b.sh and s52.sh's follow stage.
+rerun_unfinished() {
+  local left n
+  left=$(paste -sd: "$1")
+  n=$(grep -c . "$1")
+  echo "unfinished: $n: $left"
+  [ "$n" -gt 0 ] || return 0
+  GTEST_FILTER="$left" PLUGIN_TESTS=0 GPU_SHARDS=$((n < 16 ? n : 16)) STEP_TIMEOUT=$2 STEPS=gpu \
+    timeout $(($2 + 20)) scripts/gpu-check.sh $R/gc2 >$R/gc2.log 2>&1
+  echo "gpu tests rc=$? $(el)"; head -8 $R/gc2/summary.txt
+  grep -h "^\[  FAILED\|^\[       OK \]" $R/gc2/gpu-tests.*.log | grep -v MutantCaught
+  grep -h "^MUTANT" $R/gc2/gpu-tests.*.log | cut -c1-170
+}
 # report_checks: what a kernel experiment's checks (s44b.sh, s44c.sh) left in $R: the GPU
 # tests' summary and lines, the validation shards' exit codes and counts, the sanitizers'.
 report_checks() {
