@@ -213,6 +213,18 @@ int plan_sweep(const BenchOptions& o, std::vector<Sweep>& sweep, std::uint64_t& 
     std::cerr << "rmsnorm-bench: " << why << "\n";
     return kExitUsage;
   }
+  // --cudnn-engines all with no cuDNN kernel in the run would list nothing, silently.
+  if (o.cudnn_engines == "all" && std::none_of(sweep.begin(), sweep.end(), [](const Sweep& s) {
+        return std::any_of(s.kernels.begin(), s.kernels.end(), [](const std::string& name) {
+          const KernelInfo* k = find_kernel(name);
+          return k && k->provider == "cudnn";
+        });
+      })) {
+    std::cerr
+        << "rmsnorm-bench: --cudnn-engines all: it lists cuDNN's engine configurations, and no kernel of the "
+           "run is cuDNN's (give --kernel cudnn; `rmsnorm-bench list` says whether it is available here)\n";
+    return kExitUsage;
+  }
   // The largest M with the largest H of each sweep: past 2^56 elements a matrix the harness's
   // byte counts would wrap, so such sizes are refused here, before any device work.
   for (const Sweep& s : sweep) {

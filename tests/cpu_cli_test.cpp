@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness/device.h"
+#include "kernels/registry.h"
 #include "tests/run_bench.h"
 #include "tests/mutant_names.h"
 
@@ -108,6 +109,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"y_scale_fp8_y_of_no_op",
                                {"--op", "bwd", "--ydtype", "e5m2", "--y-scale", "300"},
                                {"--ydtype e5m2"}},
+                      BadInput{"cudnn_engines_without_cudnn", {"--kernel", "auto,naive", "--cudnn-engines", "all"},
+                               {"--cudnn-engines all", "no kernel of the run is cuDNN's"}},
                       BadInput{"bisect_ydtype_of_bwd",
                                {"bisect", "--kernel", "naive", "--op", "bwd", "--ydtype", "e4m3"},
                                {"--ydtype e4m3: an fp8 y is an output of fwd and add only, not of bwd"}},
@@ -425,15 +428,17 @@ TEST_F(CliNoDevice, SingleRunKeepsEarlierResults) {
   expect_untouched(r.output);
 }
 
-// The dtype options some case reads go on to the device (exit 3 here): fp8 y with fwd among the
-// ops, a residual dtype with add, a scale with an fp8 y, a scale in the validation preset
-// (its fp8 sweep reads it).
-TEST_F(CliNoDevice, DtypeOptionsSomeCaseReadsAreAccepted) {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"--op", "fwd,bwd", "--ydtype", "e4m3"},
-        std::vector<std::string>{"--op", "fwd,add", "--rdtype", "fp32"},
-        std::vector<std::string>{"--op", "add", "--ydtype", "same,e5m2", "--y-scale", "2"},
-        std::vector<std::string>{"--preset", "validation", "--y-scale", "3"}}) {
+// The options some case reads go on to the device (exit 3 here): fp8 y with fwd among the ops,
+// a residual dtype with add, a scale with an fp8 y, a scale in the validation preset (its fp8
+// sweep reads it), every cuDNN engine with the cudnn kernel (where this build has it).
+TEST_F(CliNoDevice, OptionsSomeCaseReadsAreAccepted) {
+  std::vector<std::vector<std::string>> runs = {{"--op", "fwd,bwd", "--ydtype", "e4m3"},
+                                                {"--op", "fwd,add", "--rdtype", "fp32"},
+                                                {"--op", "add", "--ydtype", "same,e5m2", "--y-scale", "2"},
+                                                {"--preset", "validation", "--y-scale", "3"}};
+  if (const KernelInfo* k = find_kernel("cudnn"); k && k->unavailable.empty())
+    runs.push_back({"--kernel", "auto,cudnn", "--cudnn-engines", "all"});
+  for (const std::vector<std::string>& args : runs) {
     std::vector<std::string> all = args;
     all.insert(all.end(), {"--H", "128", "--M", "1", "--out", out_.string()});
     const RunResult r = run_bench(all);
