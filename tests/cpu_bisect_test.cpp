@@ -367,11 +367,10 @@ TEST_F(BisectFiles, ReplayRefusesAReferenceFileOfTheWrongDtypeOrShape) {
 // and replays; one edited to a dtype option the case cannot read is refused, naming the file.
 TEST_F(BisectFiles, ReplayRefusesADtypeOptionTheCaseDoesNotRead) {
   write_identical_pair();
-  const std::string good = case_text();
-  ASSERT_NE(good.find("rdtype=\"bf16\""), std::string::npos) << good;
-  const std::size_t at = good.find("rdtype=\"bf16\"");
-  set_case_text(good.substr(0, at) + "rdtype=\"fp32\"" +
-                good.substr(at + std::string("rdtype=\"bf16\"").size()));
+  const std::string good = case_text(), x_dtype = "rdtype=\"bf16\"";
+  const std::size_t at = good.find(x_dtype);
+  ASSERT_NE(at, std::string::npos) << good;
+  set_case_text(good.substr(0, at) + "rdtype=\"fp32\"" + good.substr(at + x_dtype.size()));
   const auto r = replay();
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(
