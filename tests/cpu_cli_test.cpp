@@ -104,6 +104,14 @@ INSTANTIATE_TEST_SUITE_P(
                                {"--ydtype e4m3: an fp8 y is an output of fwd and add only", "not of bwd, add-bwd"}},
                       BadInput{"rdtype_without_residual", {"--op", "fwd,bwd", "--rdtype", "fp32"},
                                {"--rdtype fp32: a residual stream is add's and add-bwd's only", "not of fwd, bwd"}},
+                      // Ops no kernel given implements have no cases: warp-row is fwd only, staged
+                      // bwd and add-bwd only.
+                      BadInput{"rdtype_of_an_op_no_kernel_has",
+                               {"--kernel", "warp-row,staged", "--op", "fwd,bwd,add", "--rdtype", "fp32"},
+                               {"--rdtype fp32", "not of fwd, bwd"}},
+                      BadInput{"ydtype_of_an_op_no_kernel_has",
+                               {"--kernel", "staged", "--op", "fwd,bwd", "--ydtype", "e4m3"},
+                               {"--ydtype e4m3", "not of bwd"}},
                       BadInput{"y_scale_without_fp8_y", {"--op", "fwd", "--y-scale", "300"},
                                {"--y-scale: it scales an fp8 y, and no case of the run has one"}},
                       BadInput{"y_scale_fp8_y_of_no_op",
