@@ -11,7 +11,18 @@
 #     run 64 (cudnn fwd --cudnn-engines all, 240 cases) 09b560b 8.08 s, 5.42 s against
 #     d2e6e11 5.45 s, 5.41 s, 0 differing keys; run 63 (cudnn + cublas bwd, 576 cases) c43fc7e
 #     40.0 s, 39.6 s against 09b560b 7.74 s, 7.67 s, 0 differing keys.
-# Results in reports/gpu-check.txt (d2e6e11) and docs/perf-notes.md (runs 63 and 64, measured).
+# Ran again in session 53 (2026-12-07) on one NVIDIA H100 80GB HBM3 (driver 580.159.04), the
+# session's first start (naming nvidia-h200), carrying .gpu/s52.tar.xz repacked from a clean
+# clone's build of 0b53aca (main's head but for acd43d1's README line) with the same build-prev/
+# and build-before/ (57.6 MB):
+#   bash reports/gpu-calls/s52.sh   08:45-08:54 UTC, 516 s (the check stage: no H200): gpu
+#     tests rc=0 passed=117 failed=0 skipped=0 unfinished=0; mutants_caught=26/26; plugin
+#     mutants caught by 288 and 720 of 1320 cases;
+#   FOLLOW_S=380 bash reports/gpu-calls/s52.sh   08:54-08:58 UTC, 203 s: no test left
+#     unfinished; same-results 22464 before (c43fc7e), 22464 after (0b53aca), 0 differing keys;
+#     run 64 09b560b 8.19 s, 5.48 s against 0b53aca 5.75 s, 5.93 s; run 63 c43fc7e 42.8 s and
+#     a cut 45.2 s (its 45 s bound) against 09b560b 9.83 s, 9.80 s; 0 differing keys in each.
+# Results in reports/gpu-check.txt (d2e6e11, 0b53aca) and docs/perf-notes.md (runs 63 and 64, measured).
 # Planned in session 52 (2026-12-07): every call of the session runs this one script, which runs
 # the next stage not yet done on the warm machine (markers in /tmp/s52, which a warm machine
 # keeps between calls), so a call that comes on an H200 does what only an H200 may do first:

@@ -1,4 +1,11 @@
 #!/usr/bin/env bash
+# Ran in session 53 (2026-12-07 09:03-09:12 UTC, 508 s) on one NVIDIA H100 80GB HBM3 (driver
+# 580.159.04), warm after s52.sh's check and follow stages on 0b53aca, carrying .gpu/s52.tar.xz
+# repacked from a clean clone's build of 0b53aca: before (c43fc7e) rc=0 263.6 s, 54 pass, 0 fail,
+# 3 skip; after (0b53aca, whose harness is d2e6e11's) rc=0 244.2 s, 54 pass, 0 fail, 3 skip;
+# same-results 57 before, 57 after, 0 differing keys. The wide step has not slowed since the
+# plans are kept per problem: it is 244-264 s on this card either way, over s52c.sh's 245 s bound
+# (214 s at 0ebbbad was another machine). Results in docs/perf-notes.md ("Runs 63 and 64 again").
 # Planned in session 52 (2026-12-07), any card: is the wide step slower since ca1f3af? It took
 # 214 s at 0ebbbad (s41a.sh) and ended inside 230 s at ca1f3af beside memcheck (s48c.sh); at
 # 20e3c16 (s51b.sh) and at d2e6e11 alone (s52c.sh, 245 s) it did not end. Between them the
