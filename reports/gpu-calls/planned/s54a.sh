@@ -9,6 +9,9 @@
 #                  threads an SM; ptxas: 39-40 and 48-52 registers for 16-bit, no spills
 #                  (fp32 at 1 vector: 18-124 bytes of spills; main's 4: 86 at 128 threads);
 #   RB_X_ADDS=1    s stored in pass 2 beside y instead of in pass 1 (the same values).
+# (.gpu/ is not committed: to remake the pack, build the branch in a clone, strip its tool into
+# build-exp/rmsnorm-bench and `tar cf - build-exp | xz -T2 --lzma2=preset=6,dict=256MiB`;
+# session 53's was 38.7 MB, stamped 014214ee4d03.)
 # They act where main holds the row (add_chunked_holds: M >= 4096, x, r and w of one dtype,
 # whole vectors, 16-bit H 2048-8192, fp32 1024-8192) under the fp32 convention with y in x's
 # dtype; elsewhere main's launch runs.
