@@ -198,17 +198,11 @@ int plan_sweep(const BenchOptions& o, std::vector<Sweep>& sweep, std::uint64_t& 
     if (n > limit) return refuse(fmt::format("{} gives {} values, so the sweep has at least", name, n), n);
   }
   sweep = build_sweeps(o);
-  // A dtype option no case reads (--ydtype e4m3 with --op bwd alone) is refused, not dropped. An
-  // op has cases where a kernel of its sweep implements it (or is unknown: an error row).
+  // A dtype option no case reads (--ydtype e4m3 with --op bwd alone) is refused, not dropped.
   std::vector<Op> ops;
   bool fp8_y = false;
   for (const Sweep& s : sweep)
-    for (Op op : s.ops) {
-      if (std::none_of(s.kernels.begin(), s.kernels.end(), [op](const std::string& name) {
-            const KernelInfo* k = find_kernel(name);
-            return !k || k->has_op(op);
-          }))
-        continue;
+    for (Op op : ops_with_cases(s)) {
       if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
       if (has_fp8_output(op))
         fp8_y = fp8_y || std::any_of(s.ydtypes.begin(), s.ydtypes.end(),

@@ -141,6 +141,14 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
 
 }  // namespace
 
+std::vector<Op> ops_with_cases(const Sweep& s) {
+  const UniqueSweep u(s);
+  std::vector<Op> out;
+  for (Op op : u.ops)
+    if (!u.kernels_for(op).empty()) out.push_back(op);
+  return out;
+}
+
 std::uint64_t count_cases(const Sweep& s) {
   const UniqueSweep u(s);
   std::uint64_t total = 0;

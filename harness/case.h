@@ -109,6 +109,10 @@ std::vector<Case> expand(const std::vector<Sweep>& sweeps, int shard_index = 0, 
 std::uint64_t count_cases(const Sweep& s);
 std::uint64_t count_cases(const std::vector<Sweep>& sweeps);
 
+// The ops of s that have cases (a kernel of s implements the op, or is unknown: an error
+// row), in s's order, once each: the pairing expand(s) makes.
+std::vector<Op> ops_with_cases(const Sweep& s);
+
 // Shard `index` of `count` (0 <= index < count): the cases of every count-th data group
 // (a run of adjacent cases sharing inputs), starting at group `index`. The shards of one
 // case list are disjoint and together hold every case once, each shard keeps the list's

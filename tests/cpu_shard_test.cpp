@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -92,6 +93,28 @@ TEST(Shard, CountCasesEqualsExpandSizeWithoutBuilding) {
   huge.Ms = {1, 2, 3};
   const std::uint64_t per_hm = count_cases(default_bench_sweep()) / 14;  // 7 H x 2 M
   EXPECT_EQ(count_cases(huge), per_hm * 100000 * 3);
+}
+
+// ops_with_cases names the ops expand pairs with a kernel: warp-row alone has no backward, and
+// an unknown kernel pairs with every op (its cases are error rows).
+TEST(Shard, OpsWithCasesAreTheOpsExpandPairs) {
+  Sweep warp_only = default_bench_sweep();
+  warp_only.ops = {Op::bwd, Op::fwd, Op::add_bwd};
+  warp_only.kernels = {"warp-row"};
+  Sweep unknown = warp_only;
+  unknown.kernels = {"warp-row", "no-such-kernel"};
+  EXPECT_EQ(ops_with_cases(warp_only), std::vector<Op>{Op::fwd});
+  EXPECT_EQ(ops_with_cases(unknown), (std::vector<Op>{Op::bwd, Op::fwd, Op::add_bwd}));
+  std::vector<Sweep> sweeps = shard_sweeps();
+  sweeps.push_back(warp_only);
+  sweeps.push_back(unknown);
+  for (const Sweep& s : sweeps) {
+    std::set<Op> expanded;
+    for (const Case& c : expand(s)) expanded.insert(c.op);
+    const std::vector<Op> ops = ops_with_cases(s);
+    EXPECT_EQ(std::set<Op>(ops.begin(), ops.end()), expanded);
+    EXPECT_EQ(std::set<Op>(ops.begin(), ops.end()).size(), ops.size());  // once each
+  }
 }
 
 TEST(Shard, RangesAreCountedBeforeTheyAreExpanded) {
