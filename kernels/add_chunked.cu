@@ -79,11 +79,13 @@ using PathTag = std::integral_constant<Path, P>;
 // registers. ptxas -v: no spills. kDecode asks for no minimum (one block an SM; it holds up to
 // 4 vectors of each tensor a thread). At many rows a bound of 896 threads an SM (72 registers
 // at 128 threads: 7 blocks against 5, occupancy 42% against 30%) measured no faster and lost
-// 1.0-1.2 points at bf16 H=8192 and fp32 4096 (docs/perf-notes.md run 53).
-template <class T, class W, class R, int NT, Path kPath>
+// 1.0-1.2 points at bf16 H=8192 and fp32 4096 (docs/perf-notes.md run 53). kDecode of kDV = 2
+// vectors a thread (the many 16-bit rows, add_held_vecs) asks for 1024 threads an SM: ptxas
+// 48-60 registers, no spills.
+template <class T, class W, class R, int NT, Path kPath, int kDV = kBlockVecs>
 constexpr int chunked_min_blocks() {
   constexpr bool narrow = sizeof(R) == sizeof(T) && sizeof(W) == sizeof(T);
-  if constexpr (kPath == Path::kDecode) return 0;
+  if constexpr (kPath == Path::kDecode) return kDV == 2 ? 1024 / NT : 0;
   return narrow ? (NT > 256 ? 3 : NT > 128 ? 5 : NT > 64 ? 9 : 16) : 65536 / NT / 64;
 }
 
@@ -92,9 +94,12 @@ constexpr int chunked_min_blocks() {
 // thread in flight at once) and pass 2 reads them back, instead of re-reading them through L1,
 // which three 512-thread rows of 64 KB and more (x and r together) overflow, and which at 32-64
 // KB measured 0.4-3.3 points behind but at fp32 H=4097 (0.6 ahead; kSharedRowMin). The
-// forward's chunked does the same for its longer rows (fwd_chunked.cu).
-template <class T, class W, class R, Convention C, class Y, int NT, Path kPath = Path::kL1>
-__global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())) add_chunked_kernel(AddArgs a, bool pdl) {
+// forward's chunked does the same for its longer rows (fwd_chunked.cu). kDecode holds kDV
+// vectors a thread, and with kLateS stores s in pass 2 beside y instead of in pass 1 (the
+// same values; see add_held_vecs).
+template <class T, class W, class R, Convention C, class Y, int NT, Path kPath = Path::kL1, int kDV = kBlockVecs,
+          bool kLateS = false>
+__global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath, kDV>())) add_chunked_kernel(AddArgs a, bool pdl) {
   if (pdl) pdl_begin();
   constexpr bool kShared = kPath == Path::kShared;
   constexpr bool kUnrolled2 = NT <= 256;
@@ -130,9 +135,9 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
     add_vec<T, R>(epi, image[i], rv, f);
   };
 
-  // kDecode: the row's vectors, kBlockVecs a thread NT apart, held from pass 1 to pass 2 (rows
-  // whose r, s and y are aligned where x's body starts and that fit: others take the L1 passes).
-  constexpr int UD = kPath == Path::kDecode ? kBlockVecs : 1;
+  // kDecode: the row's vectors, kDV a thread NT apart, held from pass 1 to pass 2 (rows whose
+  // r, s and y are aligned where x's body starts and that fit: others take the L1 passes).
+  constexpr int UD = kPath == Path::kDecode ? kDV : 1;
   const bool decoded = kPath == Path::kDecode && aligned && nvec <= static_cast<std::int64_t>(UD) * NT;
   uint4 dx[UD], dr[UD][RV];
   alignas(16) W dw[UD][V];
@@ -211,7 +216,14 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
         load_weights_raw_any<W, V>(io.w + head + i * V, io.w, io.w + H, dw[u]);
       }
     }
-    held_sums([&](int, std::int64_t i, float* f) { sum_store(f, assume16<true>(io.s + head + i * V), sumsq); });
+    held_sums([&](int, std::int64_t i, float* f) {
+      if constexpr (kLateS) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
+      } else {
+        sum_store(f, assume16<true>(io.s + head + i * V), sumsq);
+      }
+    });
   } else if (aligned) {
     pass1(std::true_type{}, std::integral_constant<int, U1>{});
   } else {
@@ -299,7 +311,10 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath>())
       }
     }
   } else if (decoded) {
-    held_sums([&](int u, std::int64_t i, float* f) { put_y(f, dw[u], assume16_y<true>(io.y + head + i * V)); });
+    held_sums([&](int u, std::int64_t i, float* f) {
+      if constexpr (kLateS) store_residual<T, R>(assume16<true>(io.s + head + i * V), f);
+      put_y(f, dw[u], assume16_y<true>(io.y + head + i * V));
+    });
   } else if (kUnrolled2 && aligned && aligned16(io.w + head)) {
     pass2(std::true_type{}, std::integral_constant<int, U2>{});
   } else {
@@ -345,6 +360,17 @@ bool add_chunked_holds(DType x, DType w, DType r, std::int64_t M, std::int64_t H
   return nv >= 256 && nv <= (dtype_size(x) == 4 ? 2048 : 1024);
 }
 
+AddHeld add_held_shape(DType x, std::int64_t H) {
+  // bf16 and fp16, fp32 convention, y in x's dtype, H 2048-8192, NVIDIA H100 80GB HBM3, % of
+  // copy, main (4 vectors, s in pass 1) -> 2 vectors with s late at H <= 4096 (docs/perf-notes.md
+  // run 65, two calls, ABBA): M=4096-8192 H=2048 99.7-100.0 -> 101.5-103.9, H=4096 99.0-100.3
+  // -> 99.6-101.3; M=16384-32768 H=2048-4096 98.8-99.7 -> 99.4-100.2. At H=8192 s late lost
+  // (bf16 M=4096 98.7 -> 98.7 with 2, 99.2 with s early), so 2 vectors with s early there.
+  // fp32 keeps 4: 2 was level and 1 lost 6-14 points (spills).
+  if (dtype_size(x) != 2) return {kBlockVecs, false};
+  return {2, row_vectors(H, dtype_size(x)) <= 512};
+}
+
 cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
   if (const cudaError_t e = begin_output(a, s); e != cudaSuccess) return e;
   if (a.M == 0) return cudaSuccess;
@@ -365,12 +391,31 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
       if (nt == 256) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, P>, grid, 256, smem, s, a);
       return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512, P>, grid, 512, smem, s, a);
     };
+    // kDecode of 2 vectors a thread (s early or late) for a block of nt threads: 128, 256 or
+    // 512, the blocks of the 256-1024 vectors of the rows add_chunked_holds takes.
+    const auto held2_by_block = [&](auto late, std::int64_t nt) -> cudaError_t {
+      constexpr bool L = decltype(late)::value;
+      constexpr Path P = Path::kDecode;
+      if (nt == 128) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, P, 2, L>, grid, 128, 0, s, a);
+      if (nt == 256) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, P, 2, L>, grid, 256, 0, s, a);
+      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512, P, 2, L>, grid, 512, 0, s, a);
+    };
     // A decode launch of one dtype whose row fits one round of kBlockVecs vectors a thread
     // (bf16 H <= 16384, fp32 8192), in a block of its own size: kDecode, docs/perf-notes.md
     // run 50; and many rows of 4-16 KB (16-bit) or 4-32 KB (fp32), run 53. (Mixed dtypes keep
     // the passes below: not instantiated, to bound the build.)
     if constexpr (std::is_same_v<W, T> && std::is_same_v<R, T>) {
       if (one_wave(a.M) || add_chunked_holds(a.xdtype, a.wdtype, a.rdtype, a.M, a.H)) {
+        // The many 16-bit rows under the fp32 convention with y in x's dtype: add_held_shape's
+        // (measured there only; other conventions and fp8 y keep kBlockVecs).
+        if constexpr (sizeof(T) == 2 && C == Convention::fp32 && std::is_same_v<Y, T>) {
+          const AddHeld h = add_held_shape(a.xdtype, a.H);
+          if (!one_wave(a.M) && h.vecs == 2) {
+            if (const int t = decode_threads(row_vectors(a.H, sizeof(T)), 2, kMaxThreads); t >= 128)
+              return h.late_s ? held2_by_block(std::true_type{}, launched_block(t))
+                              : held2_by_block(std::false_type{}, launched_block(t));
+          }
+        }
         if (const int t = decode_threads(row_vectors(a.H, sizeof(T)), kBlockVecs, kMaxThreads); t > 0)
           return by_block(PathTag<Path::kDecode>{}, launched_block(t), 0);
       }

@@ -80,6 +80,15 @@ std::size_t add_chunked_image_bytes(DType x, DType w, DType r, std::int64_t H);
 // of one wave: x, r and w of one dtype, rows of 4-16 KB in 16-bit and 4-32 KB in fp32, in
 // whole 16-byte vectors, from 4096 rows (docs/perf-notes.md runs 51 and 53).
 bool add_chunked_holds(DType x, DType w, DType r, std::int64_t M, std::int64_t H);
+// How chunked's add holds the rows add_chunked_holds takes, under the fp32 convention with y in
+// x's dtype, for x of dtype x and rows of H: vectors a thread (16-bit 2, fp32 4), and whether
+// s is stored in pass 2 beside y (16-bit rows of up to 512 vectors) instead of in pass 1
+// (docs/perf-notes.md run 65).
+struct AddHeld {
+  int vecs;
+  bool late_s;
+};
+AddHeld add_held_shape(DType x, std::int64_t H);
 // Register-resident rows: H up to add_row_vector_max_H(x, r).
 std::int64_t add_row_vector_max_H(DType x, DType r);
 cudaError_t launch_add_row_vector(const AddArgs& a, cudaStream_t s);

@@ -75,6 +75,19 @@ TEST(AutoAdd, ChunkedWhereItsRowsGoThroughSharedMemory) {
   EXPECT_FALSE(kern::add_chunked_holds(DType::f32, DType::f32, DType::f32, 16384, 8193));
   EXPECT_FALSE(kern::add_chunked_holds(DType::bf16, DType::bf16, DType::bf16, 16384, 4097));  // odd rows: not measured
   EXPECT_FALSE(kern::add_chunked_holds(DType::bf16, DType::bf16, DType::bf16, 1024, 4096));   // lost at M=1024
+  // How it holds them (run 65): 16-bit 2 vectors a thread, s stored late up to 512 vectors.
+  for (const DType x : {DType::bf16, DType::f16}) {
+    for (const std::int64_t H : {2048, 3080, 4096}) {
+      EXPECT_EQ(kern::add_held_shape(x, H).vecs, 2) << H;
+      EXPECT_TRUE(kern::add_held_shape(x, H).late_s) << H;
+    }
+    for (const std::int64_t H : {4104, 8192}) {
+      EXPECT_EQ(kern::add_held_shape(x, H).vecs, 2) << H;
+      EXPECT_FALSE(kern::add_held_shape(x, H).late_s) << H;
+    }
+  }
+  EXPECT_EQ(kern::add_held_shape(DType::f32, 4096).vecs, 4);
+  EXPECT_FALSE(kern::add_held_shape(DType::f32, 4096).late_s);
   // Not with an fp32 residual under 16-bit x (not measured on it).
   EXPECT_EQ(kern::auto_pick_add(Problem::of(Op::add, 16384, 16384, DType::bf16, DType::bf16, DType::f32)),
             kern::Strategy::row_vector);

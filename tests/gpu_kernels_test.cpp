@@ -649,21 +649,22 @@ TEST(Chunked, ShortRowsPassAtManyRows) {
 // rows of 4-16 KB in 16-bit and 4-32 KB in fp32, x, r and w held in registers; the pass itself
 // is the decode launches' kDecode, which the validation sweep checks at M=19 under every
 // convention and y dtype): the test above stays under that M, so the launch of those rows is
-// checked here, at its threshold M=4096: rows it takes (H=2048; 4104, whole vectors but not a
-// power of two; 8192; and fp32 H=1024) and 16-bit H=1024, which it leaves to the image pass;
+// checked here, at its threshold M=4096: rows it takes (H=2048; 3080 and 4104, whole vectors
+// but not a power of two, 16-bit 3080 with s stored late and 4104 early, add_held_shape; 8192;
+// and fp32 H=1024) and 16-bit H=1024, which it leaves to the image pass;
 // contiguous, strided and one element off (rows the held launch sends to its L1 passes); then
 // the other conventions. (An fp8 y is left to the tests above: these cases cost about a
 // second each, most of it the host's inputs of 4096 rows.)
 TEST(Chunked, AddHeldRowsPassAtManyRows) {
   RB_REQUIRE_GPU();
   Sweep base = small_sweep({Op::add}, {"chunked"}, {DType::bf16, DType::f16, DType::f32}, {4096},
-                           {1024, 2048, 4104, 8192});
+                           {1024, 2048, 3080, 4104, 8192});
   base.layouts = {Layout::contiguous, Layout::strided, Layout::misaligned};
   const std::vector<Sweep> sweeps{base, other_conventions(base, Layout::contiguous)};
   const std::vector<Record> recs = run_sweeps(sweeps);
-  // 3 dtypes x 4 H x 3 layouts; 3 x 4 x 3 conventions.
+  // 3 dtypes x 5 H x 3 layouts; 3 x 5 x 3 conventions.
   EXPECT_EQ(recs.size(), count_cases(sweeps));
-  EXPECT_EQ(recs.size(), 36u + 36u);
+  EXPECT_EQ(recs.size(), 45u + 45u);
   expect_passed_over_rows(recs, 4096);
 }
 
