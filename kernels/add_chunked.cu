@@ -363,10 +363,10 @@ bool add_chunked_holds(DType x, DType w, DType r, std::int64_t M, std::int64_t H
 AddHeld add_held_shape(DType x, std::int64_t H) {
   // bf16 and fp16, fp32 convention, y in x's dtype, H 2048-8192, NVIDIA H100 80GB HBM3, % of
   // copy, main (4 vectors, s in pass 1) -> 2 vectors with s late at H <= 4096 (docs/perf-notes.md
-  // run 65, two calls, ABBA): M=4096-8192 H=2048 99.7-100.0 -> 101.5-103.9, H=4096 99.0-100.3
-  // -> 99.6-101.3; M=16384-32768 H=2048-4096 98.8-99.7 -> 99.4-100.2. At H=8192 s late lost
-  // (bf16 M=4096 98.7 -> 98.7 with 2, 99.2 with s early), so 2 vectors with s early there.
-  // fp32 keeps 4: 2 was level and 1 lost 6-14 points (spills).
+  // run 65, two calls, ABBA): M=4096-8192 H=2048 99.7-101.1 -> 101.2-103.9, H=4096 99.0-100.3
+  // -> 99.6-101.3; M=16384-32768 H=2048-4096 98.8-99.7 -> 99.4-100.2. At H=8192 s late gave
+  // back what 2 vectors gained (bf16 M=4096: 98.7, 2 vectors 99.2, with s late 98.7), so 2
+  // vectors with s early there. fp32 keeps 4: 2 was level and 1 lost 6-14% (spills).
   if (dtype_size(x) != 2) return {kBlockVecs, false};
   return {2, row_vectors(H, dtype_size(x)) <= 512};
 }
