@@ -65,7 +65,8 @@ constexpr std::int64_t launched_block(std::int64_t threads) {
 // How a row's passes get at it. kL1: pass 2 re-reads x and r (from L1 or L2). kShared: pass 1
 // copies them into shared memory and pass 2 reads them back (see the kernel). kDecode: for
 // launches of one wave (M <= SMs) and the many rows add_chunked_holds takes, x, r and w of one
-// dtype, a row of one round of kBlockVecs vectors a thread: x's, r's and w's vectors load
+// dtype, a row of one round of kBlockVecs vectors a thread (2 for the many 16-bit rows,
+// add_held_shape): x's, r's and w's vectors load
 // together before the sum and stay in registers, so pass 2 reads nothing and w's trip
 // overlaps x's and r's instead of following the block's reduction (the L1 and image passes
 // load w after it).
