@@ -8,5 +8,5 @@ if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   PACK=.gpu/s54.tar.xz bash reports/gpu-calls/planned/s46b.sh fwd:140 add:110 bwd:150 add-bwd:150
 else
   tar xJf .gpu/s54.tar.xz || exit 9
-  bash reports/gpu-calls/planned/s54a.sh
+  bash reports/gpu-calls/s54a.sh
 fi
