@@ -384,22 +384,19 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     const std::int64_t block = launched_block(add_chunked_threads(a.xdtype, a.wdtype, a.rdtype, a.H));
     const std::size_t image = add_chunked_image_bytes(a.xdtype, a.wdtype, a.rdtype, a.H);
     const unsigned grid = static_cast<unsigned>(a.M);
-    // The kernel of a path for a block of nt threads (64, 128, 256 or 512).
-    const auto by_block = [&](auto path, std::int64_t nt, std::size_t smem) -> cudaError_t {
+    // The kernel of a path (kDecode: kDV vectors a thread, s stored late or not) for a block of
+    // nt threads (64, 128, 256 or 512).
+    const auto by_block_as = [&](auto path, auto vecs, auto late, std::int64_t nt, std::size_t smem) -> cudaError_t {
       constexpr Path P = decltype(path)::value;
-      if (nt == 64) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64, P>, grid, 64, smem, s, a);
-      if (nt == 128) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, P>, grid, 128, smem, s, a);
-      if (nt == 256) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, P>, grid, 256, smem, s, a);
-      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512, P>, grid, 512, smem, s, a);
-    };
-    // kDecode of 2 vectors a thread (s early or late) for a block of nt threads: 128, 256 or
-    // 512, the blocks of the 256-1024 vectors of the rows add_chunked_holds takes.
-    const auto held2_by_block = [&](auto late, std::int64_t nt) -> cudaError_t {
+      constexpr int DV = decltype(vecs)::value;
       constexpr bool L = decltype(late)::value;
-      constexpr Path P = Path::kDecode;
-      if (nt == 128) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, P, 2, L>, grid, 128, 0, s, a);
-      if (nt == 256) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, P, 2, L>, grid, 256, 0, s, a);
-      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512, P, 2, L>, grid, 512, 0, s, a);
+      if (nt == 64) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64, P, DV, L>, grid, 64, smem, s, a);
+      if (nt == 128) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, P, DV, L>, grid, 128, smem, s, a);
+      if (nt == 256) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, P, DV, L>, grid, 256, smem, s, a);
+      return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512, P, DV, L>, grid, 512, smem, s, a);
+    };
+    const auto by_block = [&](auto path, std::int64_t nt, std::size_t smem) -> cudaError_t {
+      return by_block_as(path, std::integral_constant<int, kBlockVecs>{}, std::false_type{}, nt, smem);
     };
     // A decode launch of one dtype whose row fits one round of kBlockVecs vectors a thread
     // (bf16 H <= 16384, fp32 8192), in a block of its own size: kDecode, docs/perf-notes.md
@@ -412,9 +409,12 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
         if constexpr (sizeof(T) == 2 && C == Convention::fp32 && std::is_same_v<Y, T>) {
           const AddHeld h = add_held_shape(a.xdtype, a.H);
           if (!one_wave(a.M) && h.vecs == 2) {
-            if (const int t = decode_threads(row_vectors(a.H, sizeof(T)), 2, kMaxThreads); t >= 128)
-              return h.late_s ? held2_by_block(std::true_type{}, launched_block(t))
-                              : held2_by_block(std::false_type{}, launched_block(t));
+            if (const int t = decode_threads(row_vectors(a.H, sizeof(T)), 2, kMaxThreads); t > 0) {
+              const PathTag<Path::kDecode> held{};
+              const std::integral_constant<int, 2> two{};
+              return h.late_s ? by_block_as(held, two, std::true_type{}, launched_block(t), 0)
+                              : by_block_as(held, two, std::false_type{}, launched_block(t), 0);
+            }
           }
         }
         if (const int t = decode_threads(row_vectors(a.H, sizeof(T)), kBlockVecs, kMaxThreads); t > 0)
