@@ -386,13 +386,17 @@ cudaError_t launch_add_chunked(const AddArgs& a, cudaStream_t s) {
     const unsigned grid = static_cast<unsigned>(a.M);
     // The kernel of a path (kDecode: kDV vectors a thread, s stored late or not) for a block of
     // nt threads (64, 128, 256 or 512).
-    const auto by_block_as = [&](auto path, auto vecs, auto late, std::int64_t nt, std::size_t smem) -> cudaError_t {
+    const auto by_block_as = [&](auto path, auto vecs, auto late, std::int64_t nt,
+                                 std::size_t smem) -> cudaError_t {
       constexpr Path P = decltype(path)::value;
       constexpr int DV = decltype(vecs)::value;
       constexpr bool L = decltype(late)::value;
-      if (nt == 64) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64, P, DV, L>, grid, 64, smem, s, a);
-      if (nt == 128) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, P, DV, L>, grid, 128, smem, s, a);
-      if (nt == 256) return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, P, DV, L>, grid, 256, smem, s, a);
+      if (nt == 64)
+        return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 64, P, DV, L>, grid, 64, smem, s, a);
+      if (nt == 128)
+        return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 128, P, DV, L>, grid, 128, smem, s, a);
+      if (nt == 256)
+        return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 256, P, DV, L>, grid, 256, smem, s, a);
       return launch_per_rows(add_chunked_kernel<T, W, R, C, Y, 512, P, DV, L>, grid, 512, smem, s, a);
     };
     const auto by_block = [&](auto path, std::int64_t nt, std::size_t smem) -> cudaError_t {
