@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Session 54 (2026-12-07), any card: perf-notes run 66, run 65's rule on branch s54-add-two
-# (ce6e3b8): chunked's add holds the many 16-bit rows 2 vectors a thread, s stored late up to
+# (41a0a93): chunked's add holds the many 16-bit rows 2 vectors a thread, s stored late up to
 # 512 vectors (add_held_shape), under the fp32 convention with y in x's dtype. Carries
 # .gpu/s54b.tar.xz (packed by hand from a clean clone: build/rmsnorm-bench and
-# build/tests/rb_gpu_tests of ce6e3b8, build-before/rmsnorm-bench of 86eafc2, main's head before
-# it; stripped, `tar cf - ... | xz -T2 --lzma2=preset=6,dict=256MiB`).
+# build/tests/rb_gpu_tests of 41a0a93, build-before/rmsnorm-bench of 86eafc2, main's head before
+# it; stripped, `tar cf - build build-before | xz -T2 --lzma2=preset=6,dict=256MiB`; not
+# committed, .gpu/ is ignored: remake it so if it is gone).
 # 1. checks: the held rows' GPU test (3 dtypes x 5 H x 3 layouts and the other conventions, at
 #    M=4096), the tool's validation (fp64 reference) over the held 16-bit rows and their
 #    neighbours at M=4096 and 5000 (not a multiple of a wave), memcheck over the rows of each
