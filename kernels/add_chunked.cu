@@ -81,7 +81,7 @@ using PathTag = std::integral_constant<Path, P>;
 // 4 vectors of each tensor a thread). At many rows a bound of 896 threads an SM (72 registers
 // at 128 threads: 7 blocks against 5, occupancy 42% against 30%) measured no faster and lost
 // 1.0-1.2 points at bf16 H=8192 and fp32 4096 (docs/perf-notes.md run 53). kDecode of kDV = 2
-// vectors a thread (the many 16-bit rows, add_held_vecs) asks for 1024 threads an SM: ptxas
+// vectors a thread (the many 16-bit rows, add_held_shape) asks for 1024 threads an SM: ptxas
 // 48-60 registers, no spills.
 template <class T, class W, class R, int NT, Path kPath, int kDV = kBlockVecs>
 constexpr int chunked_min_blocks() {
@@ -97,7 +97,7 @@ constexpr int chunked_min_blocks() {
 // KB measured 0.4-3.3 points behind but at fp32 H=4097 (0.6 ahead; kSharedRowMin). The
 // forward's chunked does the same for its longer rows (fwd_chunked.cu). kDecode holds kDV
 // vectors a thread, and with kLateS stores s in pass 2 beside y instead of in pass 1 (the
-// same values; see add_held_vecs).
+// same values; see add_held_shape).
 template <class T, class W, class R, Convention C, class Y, int NT, Path kPath = Path::kL1, int kDV = kBlockVecs,
           bool kLateS = false>
 __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath, kDV>())) add_chunked_kernel(AddArgs a, bool pdl) {
