@@ -1,4 +1,10 @@
 #!/usr/bin/env bash
+# Ran in session 55 (2026-12-07 14:55-14:58 UTC, 195 s) on one NVIDIA H100 80GB HBM3 (driver
+# 580.159.04), the session's eighth start (naming nvidia-h100-x1; seven failed before it), as
+# `bash reports/gpu-calls/planned/s54b.sh`: gpu test rc=0 (Chunked.AddHeldRowsPassAtManyRows OK,
+# 66.8 s); check rc=124 at its 90 s bound, 175 pass, 0 fail (bf16's 144 cases, fp16's first 31);
+# memcheck 8 pass, 0 errors; ab rc=0. Results: docs/perf-notes.md, "Run 66 — measured"; the
+# branch then merged (88589b2). As planned:
 # Session 54 (2026-12-07), any card: perf-notes run 66, run 65's rule on branch s54-add-two
 # (41a0a93): chunked's add holds the many 16-bit rows 2 vectors a thread, s stored late up to
 # 512 vectors (add_held_shape), under the fp32 convention with y in x's dtype. Carries
