@@ -157,9 +157,12 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath, kD
   // Pass 1: s = x + r, stored, squares summed. A round is U vectors a thread, NT vectors
   // apart (compile-time offsets from the round's first column), all loads issued first.
   float sumsq = 0.f;
-  const auto sum_store = [&](float* f, R* sp, float& acc) {  // s over one vector: squared into acc, stored
+  const auto sum_sq = [](const float* f, float& acc) {  // s over one vector, squared into acc
 #pragma unroll
     for (int k = 0; k < V; ++k) acc += f[k] * f[k];
+  };
+  const auto sum_store = [&](float* f, R* sp, float& acc) {  // and stored
+    sum_sq(f, acc);
     store_residual<T, R>(sp, f);
   };
   const auto pass1 = [&](auto kAligned, auto kU) {
@@ -218,12 +221,10 @@ __global__ void __launch_bounds__(NT, (chunked_min_blocks<T, W, R, NT, kPath, kD
       }
     }
     held_sums([&](int, std::int64_t i, float* f) {
-      if constexpr (kLateS) {
-#pragma unroll
-        for (int k = 0; k < V; ++k) sumsq += f[k] * f[k];
-      } else {
+      if constexpr (kLateS)
+        sum_sq(f, sumsq);  // s stored in pass 2
+      else
         sum_store(f, assume16<true>(io.s + head + i * V), sumsq);
-      }
     });
   } else if (aligned) {
     pass1(std::true_type{}, std::integral_constant<int, U1>{});
