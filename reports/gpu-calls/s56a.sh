@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Planned in session 55 (2026-12-07), any card: the rest of 88589b2's check after s55a.sh and
+# Planned in session 55 (2026-12-07), run in session 56 (16:33-16:36 UTC, H100), any card: the rest of 88589b2's check after s55a.sh and
 # s55b.sh (reports/gpu-check.txt): the four backward mutants' GPU tests those calls left
 # unfinished (150-200 s each alone on an H100; four shards beside each other, bounded at 260 s),
 # then memcheck over the three sansweeps (as s53b.sh: 59 s at 0b53aca). Carries
