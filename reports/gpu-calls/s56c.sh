@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 56 (2026-12-07), any card: how cuDNN runs the shape where it leads auto by the most
+# (README's H100 table: bwd bf16 M=1024 H=65536, 90.4% of copy against 73.8), read with Nsight
+# Compute: first every kernel the case launches with its launch configuration (grid, block,
+# cluster, registers, shared memory), then cuDNN's and auto's kernels profiled
+# (scripts/ncu-probe.sh's sections). Carries .gpu/bench.tar.xz (88589b2's tool). About 115 s
+# at most (the device time left); tar last.
+. reports/gpu-calls/planned/prelude.sh
+rm -rf build && tar xJf .gpu/bench.tar.xz || exit 9
+machine
+B=build/rmsnorm-bench
+S="--dtype bf16 --M 1024 --H 65536 --eps 1e-5 --no-check --min-samples 2 --max-time 0 --quiet"
+# Every kernel launched (the tool's L2 flush between samples among them), no filter.
+timeout 30 ncu --clock-control none --launch-count 14 --section LaunchStats \
+  $B --op bwd --kernel cudnn $S --out $R/l-bwd.run >$R/launch-cudnn-bwd.txt 2>&1
+echo "launch bwd rc=$? $(el)"
+grep -E '^  [a-zA-Z_].*\(|Grid Size|Block Size|Cluster Size|Registers Per|Shared Memory Config|Dynamic Shared' $R/launch-cudnn-bwd.txt | head -40
+# cuDNN's kernels by a filter that leaves out the tool's helpers (the L2 flush, the guard scans).
+timeout 35 scripts/ncu-probe.sh $R cudnn-bwd "^(?!(read_flush_kernel|scan_kernel|hash_kernel)).*" -- --op bwd --kernel cudnn --dtype bf16 --M 1024 --H 65536
+timeout 35 scripts/ncu-probe.sh $R auto-bwd "bwd_" -- --op bwd --kernel auto --dtype bf16 --M 1024 --H 65536
+for f in $R/cudnn-bwd.txt $R/auto-bwd.txt; do
+  echo "== $f"; grep -E '^  [a-zA-Z_].*\(|DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Grid Size|Block Size|Cluster Size|Waves Per SM' "$f" | head -30
+done
+echo "done $(el)"
+tar cJf "$OUT/r.tar.xz" -C /tmp r
