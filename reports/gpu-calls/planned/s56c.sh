@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Planned in session 56 (2026-12-07; not run: too little device time left to start a machine), any card: how cuDNN runs the shape where it leads auto by the most
+# Planned in session 56 (2026-12-07; not run there: too little device time was left to start a
+# machine), any card: how cuDNN runs the shape where it leads auto by the most
 # (README's H100 table: bwd bf16 M=1024 H=65536, 90.4% of copy against 73.8), read with Nsight
 # Compute: first every kernel the case launches with its launch configuration (grid, block,
 # cluster, registers, shared memory), then cuDNN's and auto's kernels profiled
