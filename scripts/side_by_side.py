@@ -16,7 +16,9 @@ timing, `-` where the kernel has no row. Several rows of one kernel and shape (o
 cuDNN engines) keep the fastest pass row. The best pass cell of each row is **bold**: the
 lowest graph_us where any cell of the row has one (decode shapes: launch overhead is what
 counts there), else the lowest median_us. A list of the non-pass rows with their reasons
-follows the table.
+follows the table, then where the first column's kernel (`auto` by default) stands against the
+others, by the same times: the rows where it is the fastest, those where it is within --near
+percent (default 2) of the fastest, and each row where it is slower by more, or has no pass row.
 
 --plot draws the same data as one PNG: a panel per op, grouped bars of % of copy per shape,
 a bar per kernel (pass rows only; graph time is not drawn). It needs matplotlib; without it
@@ -144,11 +146,53 @@ def shape_label(key, varying):
     return text + (" (" + ", ".join(extra) + ")" if extra else "")
 
 
+def metric_of(cells):
+    """The time column the row is judged by (best_kernel's rule): graph_us where a pass cell has one."""
+    return "graph_us" if any(r is not None and r["status"] == "pass" and r["median_us"] and r["graph_us"] is not None
+                             for r in cells.values()) else "median_us"
+
+
+def standing(ours, rows_cells, near_pct):
+    """Lines saying where kernel `ours` stands in the rows [(label, {kernel: row})], by best_kernel's times."""
+    fastest, near, behind, missing = 0, 0, [], []
+    for label, cells in rows_cells:
+        best = best_kernel(cells)
+        mine = cells.get(ours)
+        others = [k for k in cells if k != ours and cells[k] is not None and cells[k]["status"] == "pass"
+                  and cells[k]["median_us"]]
+        if mine is None or mine["status"] != "pass" or not mine["median_us"]:
+            if others:
+                missing.append(f"- {label}: {mine['status'] if mine else 'no row'}; `{best}` passed")
+            continue
+        if not others:
+            continue
+        metric = metric_of(cells)
+        if best == ours:
+            fastest += 1
+            continue
+        slower = (mine[metric] / cells[best][metric] - 1.0) * 100.0
+        if slower <= near_pct:
+            near += 1
+        else:
+            g = "g " if metric == "graph_us" else ""
+            behind.append(f"- {label}: {slower:.1f}% slower than `{best}` ({g}{mine[metric]:.2f} against "
+                          f"{cells[best][metric]:.2f} us)")
+    judged = fastest + near + len(behind)
+    out = [f"**`{ours}` against the other kernels:** the fastest in {fastest} of {judged} rows where another "
+           f"kernel passed too; within {near_pct:g}% of the fastest in {near} more; slower by more in {len(behind)}"
+           + (":" if behind else ".")]
+    if behind:
+        out += [""] + behind
+    if missing:
+        out += ["", f"No pass row of `{ours}` where another kernel passed:", ""] + missing
+    return out
+
+
 def md_escape(text):
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def render(rows, wanted_kernels):
+def render(rows, wanted_kernels, near_pct=2.0):
     out = []
     for gpu, (kernels, table) in collect(rows, wanted_kernels).items():
         grows = [r for r in rows if r["gpu"] == gpu]
@@ -168,8 +212,10 @@ def render(rows, wanted_kernels):
             return (OP_ORDER.get(row["op"], 9), row["op"], row["dtype"], row["M"], row["H"], key)
 
         problems = []
+        judged = []
         for key in sorted(table, key=order):
             cells = {k: table[key].get(k) for k in kernels}
+            judged.append((shape_label(key, varying), cells))
             best = best_kernel(cells)
             texts = []
             for k in kernels:
@@ -185,6 +231,9 @@ def render(rows, wanted_kernels):
             out.append("Not passed:")
             out.append("")
             out.extend(problems)
+        if len(kernels) > 1:
+            out.append("")
+            out.extend(standing(kernels[0], judged, near_pct))
         out.append("")
     return "\n".join(out)
 
@@ -262,15 +311,20 @@ def main(argv):
     p.add_argument("csv", nargs="+", metavar="CSV", help="result CSVs (the tool's, scripts/peers.py's or merged)")
     p.add_argument("-o", "--out", metavar="FILE", help="write the markdown here (default: stdout)")
     p.add_argument("--kernels", metavar="LIST", help="columns, in order (default: auto, cudnn, peer:*, others)")
+    p.add_argument("--near", metavar="PCT", type=float, default=2.0,
+                   help="the first column's kernel counts as near the fastest within PCT%% of its time (default 2)")
     p.add_argument("--plot", metavar="PNG", help="also draw %% of copy as grouped bars into this PNG (matplotlib)")
     args = p.parse_args(argv)
+    if not args.near >= 0 or args.near == float("inf"):
+        print(f"side_by_side: --near: {args.near:g} is not a finite percentage >= 0", file=sys.stderr)
+        return 2
     try:
         rows = [r for path in args.csv for r in read_rows(path)]
     except InputError as e:
         print(f"side_by_side: {e}", file=sys.stderr)
         return 2
     wanted = [k.strip() for k in args.kernels.split(",") if k.strip()] if args.kernels else None
-    text = "# Kernels and peers side by side\n\n" + (render(rows, wanted) if rows else "No rows.\n")
+    text = "# Kernels and peers side by side\n\n" + (render(rows, wanted, args.near) if rows else "No rows.\n")
     if args.out:
         tmp = f"{args.out}.tmp.{os.getpid()}"
         try:

@@ -4,8 +4,9 @@
 # order (auto, cudnn, then the peers as they appear), one row per shape and op in op order,
 # cells "% us" (plus the graph time), the fastest pass bolded (by graph time on the decode
 # row, where a slower cold launch has the faster graph), a timed fail shown as FAIL, skips and
-# missing kernels, the not-passed list with reasons (a '|' escaped), and exit 2 naming the file
-# on bad input. Prints "SKIP: ..." and exits 0 when no python3 is found.
+# missing kernels, the not-passed list with reasons (a '|' escaped), where the first column's
+# kernel stands (fastest, near the fastest by --near, each row slower by more, rows it did not
+# pass), and exit 2 naming the file on bad input. Prints "SKIP: ..." and exits 0 when no python3 is found.
 #
 #   tests/side_by_side_test.sh
 set -euo pipefail
@@ -27,6 +28,8 @@ row() {
   echo "$HEADER"
   row auto builtin fwd "" 16384 4096 pass "" 66.8 "" 4020 93.9
   row cudnn cudnn fwd "" 16384 4096 pass "" 65.4 "" 4106 95.9
+  row auto builtin fwd "" 16384 8192 fail "y: 1 mismatch(es)" 130.0 "" 4100 95.0
+  row cudnn cudnn fwd "" 16384 8192 pass "" 128.0 "" 4200 97.0
   row auto builtin fwd "" 1 4096 pass "" 3.9 2.16 6.3 0.1
   row cudnn cudnn fwd "" 1 4096 pass "" 4.5 2.50 5.5 0.1
   row auto builtin add bf16 16384 4096 pass "" 100.2 "" 4001 93.5
@@ -62,8 +65,23 @@ expect '- `peer:liger` fwd bf16 M=16384 H=4096: fail: y: 3 mismatch(es)'
 expect '- `peer:triton` bwd bf16 M=16384 H=4096: error: prepare/launch failed: CompilationError'
 # Rows in op order: fwd (M=1 before M=16384), add, bwd.
 order=$(grep -o '^| [a-z-]* bf16 M=[0-9]*' "$OUT" | tr '\n' ';')
-[ "$order" = "| fwd bf16 M=1;| fwd bf16 M=16384;| add bf16 M=16384;| bwd bf16 M=16384;" ] || fail "row order: $order"
+[ "$order" = "| fwd bf16 M=1;| fwd bf16 M=16384;| fwd bf16 M=16384;| add bf16 M=16384;| bwd bf16 M=16384;" ] ||
+  fail "row order: $order"
 grep -q 'Copy ceiling: 4280 GB/s' "$OUT" || fail "no copy ceiling line"
+# Where auto stands: by graph time on the decode row (2.16 against 1.61 us), else by the median.
+expect '**`auto` against the other kernels:** the fastest in 1 of 4 rows where another kernel passed too; within 2% of the fastest in 0 more; slower by more in 3:'
+expect '- fwd bf16 M=1 H=4096: 34.2% slower than `peer:triton` (g 2.16 against 1.61 us)'
+expect '- fwd bf16 M=16384 H=4096: 2.9% slower than `peer:triton` (66.80 against 64.90 us)'
+! grep -q '^- add bf16' "$OUT" || fail "the add row, which auto leads, listed as slower"
+expect '- bwd bf16 M=16384 H=4096: 11.0% slower than `cudnn` (118.50 against 106.80 us)'
+expect '- fwd bf16 M=16384 H=8192: fail; `cudnn` passed'
+"$PY" scripts/side_by_side.py "$TMP/tool.csv" "$TMP/peers.csv" --near 3 >"$TMP/near.md" || fail "--near 3 failed"
+grep -qxF '**`auto` against the other kernels:** the fastest in 1 of 4 rows where another kernel passed too; within 3% of the fastest in 1 more; slower by more in 2:' "$TMP/near.md" ||
+  fail "--near 3: $(grep 'against the other' "$TMP/near.md")"
+for bad in -1 nan inf; do
+  rc=0; "$PY" scripts/side_by_side.py "$TMP/tool.csv" --near "$bad" >/dev/null 2>"$TMP/err.log" || rc=$?
+  [ "$rc" -eq 2 ] && grep -q -- '--near' "$TMP/err.log" || fail "--near $bad: exit $rc, $(cat "$TMP/err.log")"
+done
 
 # Columns are found by name: a later schema's extra key column (convention) gives the same table.
 for f in tool peers; do
@@ -78,6 +96,11 @@ diff <(grep '^| ' "$OUT") <(grep '^| ' "$TMP/v3.md") >/dev/null || fail "an extr
 "$PY" scripts/side_by_side.py "$TMP/tool.csv" "$TMP/peers.csv" --kernels peer:triton,auto >"$TMP/two.md" ||
   fail "side_by_side.py --kernels failed"
 grep -qxF '| shape | `peer:triton` | `auto` |' "$TMP/two.md" || fail "--kernels did not set the columns"
+# The first column's kernel is the one judged: peer:triton leads both rows it passed beside auto.
+grep -qxF '**`peer:triton` against the other kernels:** the fastest in 2 of 2 rows where another kernel passed too; within 2% of the fastest in 0 more; slower by more in 0.' "$TMP/two.md" ||
+  fail "--kernels standing: $(grep 'against the other' "$TMP/two.md")"
+grep -qxF -- '- add bf16 M=16384 H=4096: no row; `auto` passed' "$TMP/two.md" || fail "no row of the first kernel not listed"
+grep -qxF -- '- bwd bf16 M=16384 H=4096: error; `auto` passed' "$TMP/two.md" || fail "an error row of the first kernel not listed"
 
 # --plot: one PNG, where some python3 has matplotlib (the table is written either way).
 for MPY in "$PY" /usr/bin/python3; do
