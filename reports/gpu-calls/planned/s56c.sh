@@ -4,7 +4,7 @@
 # (README's H100 table: bwd bf16 M=1024 H=65536, 90.4% of copy against 73.8), read with Nsight
 # Compute: first every kernel such a case launches with its launch configuration (grid, block,
 # cluster, registers, shared memory), then cuDNN's and auto's kernels profiled
-# (scripts/ncu-probe.sh's sections). Carries .gpu/bench.tar.xz (88589b2's tool). About 210 s
+# (scripts/ncu-probe.sh's sections). Carries .gpu/bench.tar.xz (88589b2's tool). About 270 s
 # at most; tar last.
 . reports/gpu-calls/planned/prelude.sh
 rm -rf build && tar xJf .gpu/bench.tar.xz || exit 9
@@ -27,11 +27,23 @@ launch --op bwd --M 1024 --H 65536
 launch --op bwd --M 16384 --H 4096
 launch --op fwd --M 1024 --H 65536
 launch --op fwd --M 16384 --H 4096
-# cuDNN's kernels by a filter that leaves out the tool's helpers (the L2 flush, the guard scans).
-timeout 35 scripts/ncu-probe.sh $R cudnn-bwd "^(?!(read_flush_kernel|scan_kernel|hash_kernel)).*" -- --op bwd --kernel cudnn --dtype bf16 --M 1024 --H 65536
+# cuDNN's kernels by a filter that leaves out the tool's helpers (read_flush_kernel, the guard
+# scans' scan_kernel and hash_kernel), without lookahead: names not starting read, sc or ha.
+NOT_OURS='^([^rsh]|r[^e]|s[^c]|h[^a]).*'
+timeout 35 scripts/ncu-probe.sh $R cudnn-bwd "$NOT_OURS" -- --op bwd --kernel cudnn --dtype bf16 --M 1024 --H 65536
 timeout 35 scripts/ncu-probe.sh $R auto-bwd "bwd_" -- --op bwd --kernel auto --dtype bf16 --M 1024 --H 65536
 for f in $R/cudnn-bwd.txt $R/auto-bwd.txt; do
   echo "== $f"; grep -E '^  [a-zA-Z_].*\(|DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Grid Size|Block Size|Cluster Size|Waves Per SM' "$f" | head -30
+done
+# DRAM bytes read and written inside the forward's kernel at M=16384 H=4096 (x and y 134.2 MB
+# each): fewer written than y's bytes would mean dirty lines left in L2 when the kernel ends,
+# which the cold timing does not charge.
+for k in cudnn auto; do
+  re=$NOT_OURS; [ $k = auto ] && re=fwd_
+  timeout 30 ncu --clock-control none --kernel-name "regex:$re" --launch-skip 2 --launch-count 1 \
+    --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+    $B --op fwd --kernel $k --dtype bf16 --M 16384 --H 4096 $Q --out $R/m-$k.run >$R/bytes-$k.txt 2>&1
+  echo "bytes $k rc=$? $(el)"; grep -E '^  [a-zA-Z_].*\(|dram__bytes|gpu__time_duration' $R/bytes-$k.txt
 done
 echo "done $(el)"
 tar cJf "$OUT/r.tar.xz" -C /tmp r
