@@ -240,6 +240,21 @@ def clean_reason(text, limit=600):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def config_text(items):
+    """A tuned config's (key, value) pairs as short text for the `picked` column: sorted by key,
+    empty values (None, [], {}) left out, a list of one repeated value written once with its
+    count (indexing=['pointer']*8), so that block sizes, warps and stages fit the column."""
+    parts = []
+    for key, value in sorted(items):
+        if value is None or (isinstance(value, (list, tuple, dict)) and not value):
+            continue
+        if isinstance(value, (list, tuple)) and len(value) > 1 and all(v == value[0] for v in value):
+            parts.append(f"{key}=[{value[0]!r}]*{len(value)}")
+        else:
+            parts.append(f"{key}={value!r}")
+    return " ".join(" ".join(parts).split())
+
+
 def exception_text(e):
     lines = [line.strip() for line in str(e).splitlines() if line.strip()]
     return clean_reason(f"{type(e).__name__}: {lines[0] if lines else ''}", 400)
@@ -459,7 +474,7 @@ def build_row(ctx, case, peer, version, status, reason="", picked="", seed=DEFAU
     checked = checked or {}
     v = {
         "schema": ctx.schema, "gpu": ctx.gpu, "cc": ctx.cc, "kernel": f"peer:{peer}",
-        "picked": clean_reason(picked or f"peer:{peer}", 200), "provider": "peer", "provider_version": version,
+        "picked": clean_reason(picked or f"peer:{peer}", 400), "provider": "peer", "provider_version": version,
         "op": case.op, "dtype": case.dtype, "wdtype": case.dtype, "rdtype": case.dtype if case.op == "add" else "",
         "M": str(case.M), "H": str(case.H), "stride": str(case.H), "layout": "contiguous",
         "eps": format_double(case.eps), "dist": "normal", "seed": str(seed), "status": status,
@@ -1182,7 +1197,7 @@ class HelionPeer(Peer):
             raise RuntimeError("no candidate config compiled: " + " | ".join(failed))
         bound.set_config(best)
         note = f"{len(failed)} candidate config(s) failed: {failed[0]}" if failed else ""
-        return bound, "helion " + " ".join(repr(best).split()), note
+        return bound, "helion " + config_text(dict(getattr(best, "config", best)).items()), note
 
     def prepare(self, case, data):
         k = self.k

@@ -234,6 +234,31 @@ def check_lists(peers):
         fail(f"peers.py --H 1:9223372036854775807:+1: exit {r.returncode} (want 2), stderr {r.stderr!r}")
 
 
+def check_config_text(peers):
+    """A Helion config as Helion 1.5.1 holds it (the dict behind helion.Config) fits `picked`:
+    the keys a reader needs (block sizes, warps, stages, eviction policies) survive the column's
+    limit, empty values are left out, a repeated list is written once with its count."""
+    config = {"atomic_indexing": [], "block_sizes": [4], "host_tensor_descriptors": False,
+              "indexing": ["pointer"] * 8, "load_eviction_policies": ["", "first", ""], "num_stages": 1,
+              "num_warps": 4, "pid_type": "flat", "range_flattens": [None], "range_multi_buffers": [None],
+              "range_num_stages": [0], "range_unroll_factors": [0], "range_warp_specializes": [],
+              "reduction_loops": [None], "maxnreg": None}
+    want = ("block_sizes=[4] host_tensor_descriptors=False indexing=['pointer']*8 "
+            "load_eviction_policies=['', 'first', ''] num_stages=1 num_warps=4 pid_type='flat' "
+            "range_flattens=[None] range_multi_buffers=[None] range_num_stages=[0] "
+            "range_unroll_factors=[0] reduction_loops=[None]")
+    got = peers.config_text(config.items())
+    if got != want:
+        fail(f"config_text gave {got!r}, want {want!r}")
+    case = peers.Case("fwd", "bf16", 16384, 1024, 1e-5)
+    row = peers.build_row(peers.ToolContext.read(TOOL_CSVS[0]), case, "helion", "1.5.1", "skip", "x",
+                          "helion " + got)
+    header = peers.ToolContext.read(TOOL_CSVS[0]).header
+    picked = row[header.index("picked")]
+    if "num_warps=4" not in picked or picked.endswith("..."):
+        fail(f"the picked column lost the config: {picked!r}")
+
+
 def main():
     bench = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else None
     if bench and not os.access(bench, os.X_OK):
@@ -242,6 +267,7 @@ def main():
     peers = load_peers()
     check_help()
     check_lists(peers)
+    check_config_text(peers)
     combos, numbers = check_formulas(peers)
     with tempfile.TemporaryDirectory() as tmp:
         merged = check_rows(peers, bench, tmp)
