@@ -71,13 +71,20 @@ std::string state_name(const Record& r) {
 // a status change that is neither, and the row is judged on bandwidth like any other. A gate
 // meant for timing alone says so (options.allow_unchecked): checked -> unchecked is then such a
 // status change too.
+// The row's bandwidth in the metric's column.
+const std::optional<double>& bandwidth(const Record& r, Metric m) {
+  return m == Metric::gbps ? r.gbps : r.pct_of_copy;
+}
+
 void judge(CompareRow& row, const CompareOptions& options) {
   const Record& b = *row.base;
   const Record& c = *row.cur;
   row.base_noise_pct = b.noise_pct;
   row.cur_noise_pct = c.noise_pct;
-  if (b.gbps && c.gbps && std::isfinite(*b.gbps) && std::isfinite(*c.gbps) && *b.gbps > 0) {
-    row.gbps_change_pct = (*c.gbps - *b.gbps) / *b.gbps * 100.0;
+  const std::optional<double>& bv = bandwidth(b, options.metric);
+  const std::optional<double>& cv = bandwidth(c, options.metric);
+  if (bv && cv && std::isfinite(*bv) && std::isfinite(*cv) && *bv > 0) {
+    row.change_pct = (*cv - *bv) / *bv * 100.0;
   }
   const std::string status_change = fmt::format("{} -> {}", state_name(b), state_name(c));
   if (passes(b.status) && (!passes(c.status) || (!unchecked(b) && unchecked(c) && !options.allow_unchecked))) {
@@ -90,12 +97,13 @@ void judge(CompareRow& row, const CompareOptions& options) {
     row.why = status_change;
     return;
   }
-  if (row.gbps_change_pct) {
-    const double change = *row.gbps_change_pct;
+  if (row.change_pct) {
+    const double change = *row.change_pct;
     const double noise = noise_or_zero(b.noise_pct) + noise_or_zero(c.noise_pct);
     const double moved = std::abs(change);
-    row.why = fmt::format("{:+.1f}% GB/s ({:.1f} -> {:.1f}; noise {:.2f}% + {:.2f}%)", change, *b.gbps,
-                          *c.gbps, noise_or_zero(b.noise_pct), noise_or_zero(c.noise_pct));
+    row.why = fmt::format("{:+.1f}% {} ({:.1f} -> {:.1f}; noise {:.2f}% + {:.2f}%)", change,
+                          options.metric == Metric::gbps ? "GB/s" : "in % of copy", *bv, *cv,
+                          noise_or_zero(b.noise_pct), noise_or_zero(c.noise_pct));
     if (moved > options.max_slowdown_pct && moved > noise) {
       row.change = change < 0 ? Change::regression : Change::improvement;
     } else {
@@ -110,8 +118,11 @@ void judge(CompareRow& row, const CompareOptions& options) {
 // ---------------------------------------------------------------------------------------
 // Text output
 
-std::string gbps_text(const std::optional<Record>& r) {
-  return r && r->gbps ? fmt::format("{:.1f}", *r->gbps) : std::string("-");
+// The metric's column heading, and a row's value in it.
+const char* metric_unit(Metric m) { return m == Metric::gbps ? "GB/s" : "% of copy"; }
+
+std::string value_text(const std::optional<Record>& r, Metric m) {
+  return r && bandwidth(*r, m) ? fmt::format("{:.1f}", *bandwidth(*r, m)) : std::string("-");
 }
 
 std::string noise_text(const std::optional<double>& v) {
@@ -119,7 +130,7 @@ std::string noise_text(const std::optional<double>& v) {
 }
 
 std::string change_text(const CompareRow& row) {
-  return row.gbps_change_pct ? fmt::format("{:+.1f}%", *row.gbps_change_pct) : std::string("-");
+  return row.change_pct ? fmt::format("{:+.1f}%", *row.change_pct) : std::string("-");
 }
 
 const Record& any_record(const CompareRow& row) { return row.base ? *row.base : *row.cur; }
@@ -131,8 +142,8 @@ std::vector<const CompareRow*> sorted(const CompareResult& result, Change change
     if (r.change == change) out.push_back(&r);
   std::stable_sort(out.begin(), out.end(), [](const CompareRow* a, const CompareRow* b) {
     if (a->status_changed() != b->status_changed()) return a->status_changed();
-    const double da = a->gbps_change_pct ? std::abs(*a->gbps_change_pct) : 0.0;
-    const double db = b->gbps_change_pct ? std::abs(*b->gbps_change_pct) : 0.0;
+    const double da = a->change_pct ? std::abs(*a->change_pct) : 0.0;
+    const double db = b->change_pct ? std::abs(*b->change_pct) : 0.0;
     return da > db;
   });
   return out;
@@ -152,9 +163,20 @@ std::string gpus_text(const std::vector<std::string>& gpus) {
 }
 
 std::string threshold_text(const CompareOptions& o) {
-  return fmt::format("a bandwidth change counts when it exceeds {}% and the two rows' noise added together",
+  return fmt::format("a bandwidth change{} counts when it exceeds {}% and the two rows' noise added together",
+                     o.metric == Metric::gbps ? "" : ", in % of copy (each row against its own run's copy ceiling),",
                      format_double(o.max_slowdown_pct));
 }
+
+// Bandwidth in GB/s between files of different GPUs: each card's own speed, not the code's.
+bool gbps_across_gpus(const CompareResult& result) {
+  return result.options.metric == Metric::gbps && !result.base_gpus.empty() && !result.cur_gpus.empty() &&
+         result.base_gpus != result.cur_gpus;
+}
+
+constexpr const char* kAcrossGpusNote =
+    "the files name different GPUs and bandwidth is compared in GB/s, which differ by card; --metric "
+    "pct-of-copy compares each row against its own run's copy ceiling";
 
 std::string verdict(const CompareResult& result) {
   const std::size_t n = result.regressions();
@@ -164,28 +186,32 @@ std::string verdict(const CompareResult& result) {
                      missing ? fmt::format(" ({} missing from current)", missing) : std::string());
 }
 
-void md_table(std::string& md, const std::vector<const CompareRow*>& rows) {
-  md += "| case | status | GB/s baseline | GB/s current | change | noise baseline | noise current |\n";
+void md_table(std::string& md, const std::vector<const CompareRow*>& rows, Metric m) {
+  md += fmt::format("| case | status | {0} baseline | {0} current | change | noise baseline | noise current |\n",
+                    metric_unit(m));
   md += "|---|---|--:|--:|--:|--:|--:|\n";
   for (const CompareRow* r : rows) {
     const std::string status = r->status_changed()
                                    ? fmt::format("{} -> {}", state_name(*r->base), state_name(*r->cur))
                                    : state_name(*r->cur);
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_escape(md_code(case_label(any_record(*r)))), status,
-                      gbps_text(r->base), gbps_text(r->cur), change_text(*r), noise_text(r->base_noise_pct),
+                      value_text(r->base, m), value_text(r->cur, m), change_text(*r), noise_text(r->base_noise_pct),
                       noise_text(r->cur_noise_pct));
   }
 }
 
-void md_list(std::string& md, const std::vector<const CompareRow*>& rows) {
+void md_list(std::string& md, const std::vector<const CompareRow*>& rows, Metric m) {
   for (const CompareRow* r : rows) {
     const Record& rec = any_record(*r);
+    const std::optional<double>& v = bandwidth(rec, m);
     md += fmt::format("- {} ({}{})\n", md_code(case_label(rec)), state_name(rec),
-                      rec.gbps ? fmt::format(", {:.1f} GB/s", *rec.gbps) : std::string());
+                      v ? fmt::format(", {:.1f} {}", *v, metric_unit(m)) : std::string());
   }
 }
 
 }  // namespace
+
+const char* metric_name(Metric m) { return m == Metric::gbps ? "gbps" : "pct-of-copy"; }
 
 const char* change_name(Change c) {
   switch (c) {
@@ -271,6 +297,7 @@ std::string compare_markdown(const CompareResult& result, const std::string& bas
       "- Rule: a case that stopped passing, or that the baseline checked and the current run "
       "did not (--no-check), is a regression; a failure is fixed only by a checked pass; {}{}\n",
       threshold_text(o), o.ignore_gpu ? " (GPU names not checked: --ignore-gpu)" : "");
+  if (gbps_across_gpus(result)) md += fmt::format("- Note: {}\n", kAcrossGpusNote);
   md += fmt::format("- Missing keys: {}\n\n",
                     o.allow_missing ? "listed only (--allow-missing)" : "count as regressions");
 
@@ -282,7 +309,7 @@ std::string compare_markdown(const CompareResult& result, const std::string& bas
       md += "None.\n\n";
       return;
     }
-    md_table(md, rows);
+    md_table(md, rows, o.metric);
     md += "\n";
   };
   table_section("Regressions", Change::regression);
@@ -295,7 +322,7 @@ std::string compare_markdown(const CompareResult& result, const std::string& bas
   const std::vector<const CompareRow*> other_status = other_status_changes(result);
   if (!other_status.empty()) {
     md += "Status changes that are neither a regression nor an improvement:\n\n";
-    md_table(md, other_status);
+    md_table(md, other_status, o.metric);
     md += "\n";
   }
 
@@ -307,7 +334,7 @@ std::string compare_markdown(const CompareResult& result, const std::string& bas
   if (missing.empty()) {
     md += "None.\n\n";
   } else {
-    md_list(md, missing);
+    md_list(md, missing, o.metric);
     md += "\n";
   }
 
@@ -316,7 +343,7 @@ std::string compare_markdown(const CompareResult& result, const std::string& bas
   if (added.empty()) {
     md += "None.\n";
   } else {
-    md_list(md, added);
+    md_list(md, added, o.metric);
   }
   return md;
 }
@@ -330,6 +357,7 @@ std::string compare_text(const CompareResult& result, const std::string& base_na
                    result.rows.size(), result.count(Change::regression), result.count(Change::improvement),
                    result.count(Change::unchanged), result.count(Change::missing),
                    result.options.allow_missing ? " (allowed)" : "", result.count(Change::added));
+  if (gbps_across_gpus(result)) s += fmt::format("  note: {}\n", kAcrossGpusNote);
   const auto line = [&](const char* tag, const CompareRow& r) {
     s += fmt::format("  {:<12} {}: {}\n", tag, case_label(any_record(r)), r.why);
   };

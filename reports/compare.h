@@ -17,8 +17,15 @@
 
 namespace rb {
 
+// What a bandwidth change is measured in: the rows' GB/s, or their % of copy (each row against
+// the copy ceiling its own run measured), which stays comparable across GPUs.
+enum class Metric { gbps, pct_of_copy };
+
+const char* metric_name(Metric m);  // "gbps", "pct-of-copy": the CLI's words
+
 struct CompareOptions {
   double max_slowdown_pct = 5;  // a bandwidth drop must exceed this (and the summed noise)
+  Metric metric = Metric::gbps;
   bool allow_missing = false;   // a baseline key absent from the current run is listed only
   bool ignore_gpu = false;      // compare files measured on different GPUs
   // A pass the baseline checked and the current run did not (a timing-only run, --no-check) is
@@ -35,8 +42,8 @@ struct CompareRow {
   std::string key;  // case_key()
   Change change = Change::unchanged;
   std::optional<Record> base, cur;
-  // Bandwidth, where both rows carry a finite gbps (the baseline's > 0).
-  std::optional<double> gbps_change_pct;  // (cur - base) / base * 100
+  // Bandwidth in options.metric's column, where both rows carry it finite (the baseline's > 0).
+  std::optional<double> change_pct;  // (cur - base) / base * 100
   std::optional<double> base_noise_pct, cur_noise_pct;
   // The status differs, a checked pass against an unchecked one (rows_checked 0) included.
   bool status_changed() const;

@@ -145,6 +145,16 @@ void set_gbps(Record& r, double gbps) {
   r = row(r.kernel, r.H, gbps, r.noise_pct.value_or(0), r.status);
 }
 
+// r as measured on another card: `gpu`, whose copy ceiling is copy_gbps, at pct % of it.
+Record on_card(Record r, const std::string& gpu, double copy_gbps, double pct) {
+  const double gbps = pct * copy_gbps / 100.0;
+  r = row(r.kernel, r.H, gbps, r.noise_pct.value_or(0), r.status);
+  r.gpu = gpu;
+  r.copy_gbps = copy_gbps;
+  r.pct_of_copy = 100.0 * gbps / copy_gbps;
+  return r;
+}
+
 // r as a --no-check run writes it (harness/runner.cpp): pass, nothing compared with the
 // reference (rows_checked 0, no metrics), timed as before.
 Record unchecked(Record r) {
@@ -181,8 +191,8 @@ TEST(CompareRule, ImprovementIsFlaggedAndDoesNotFail) {
   const CompareResult r = compare_one(row("auto", 4096, 4000, 0.5), row("auto", 4096, 4400, 0.5));
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].change, Change::improvement);
-  ASSERT_TRUE(r.rows[0].gbps_change_pct);
-  EXPECT_NEAR(*r.rows[0].gbps_change_pct, 10.0, 1e-9);
+  ASSERT_TRUE(r.rows[0].change_pct);
+  EXPECT_NEAR(*r.rows[0].change_pct, 10.0, 1e-9);
   EXPECT_EQ(r.regressions(), 0u);
   EXPECT_FALSE(r.failed());
 }
@@ -192,7 +202,7 @@ TEST(CompareRule, DropWithinNoiseIsNotFlagged) {
   const Record cur = row("auto", 4096, 3880, 2.0);  // -3%
   const CompareResult r = compare_one(base, cur);
   EXPECT_EQ(r.rows[0].change, Change::unchanged);
-  EXPECT_NEAR(*r.rows[0].gbps_change_pct, -3.0, 1e-9);
+  EXPECT_NEAR(*r.rows[0].change_pct, -3.0, 1e-9);
   EXPECT_EQ(*r.rows[0].base_noise_pct, 2.0);
   EXPECT_EQ(*r.rows[0].cur_noise_pct, 2.0);
   // Below even a 1% threshold, the summed noise (4%) still covers a 3% drop...
@@ -207,7 +217,7 @@ TEST(CompareRule, DropWithinNoiseIsNotFlagged) {
 TEST(CompareRule, TenPercentDropWithLowNoiseIsARegression) {
   const CompareResult r = compare_one(row("auto", 4096, 4000, 0.5), row("auto", 4096, 3600, 0.5));
   EXPECT_EQ(r.rows[0].change, Change::regression);
-  EXPECT_NEAR(*r.rows[0].gbps_change_pct, -10.0, 1e-9);
+  EXPECT_NEAR(*r.rows[0].change_pct, -10.0, 1e-9);
   EXPECT_EQ(r.regressions(), 1u);
   EXPECT_TRUE(r.failed());
   // A generous threshold lets it through.
@@ -310,7 +320,7 @@ TEST(CompareRule, UntimedRowsAreComparedByStatusOnly) {
   cur.gbps.reset();
   const CompareResult r = compare_one(base, cur);
   EXPECT_EQ(r.rows[0].change, Change::unchanged);
-  EXPECT_FALSE(r.rows[0].gbps_change_pct);
+  EXPECT_FALSE(r.rows[0].change_pct);
 }
 
 TEST(CompareRule, MissingKeyIsARegressionUnlessAllowed) {
@@ -351,7 +361,7 @@ TEST(CompareRule, IdenticalInputsAreAllUnchanged) {
   EXPECT_EQ(r.rows.size(), base.size());
   EXPECT_EQ(r.count(Change::unchanged), base.size());
   EXPECT_EQ(r.regressions(), 0u);
-  for (const CompareRow& cr : r.rows) EXPECT_EQ(*cr.gbps_change_pct, 0.0);
+  for (const CompareRow& cr : r.rows) EXPECT_EQ(*cr.change_pct, 0.0);
 }
 
 TEST(CompareRule, DuplicateKeyIsAnInputError) {
@@ -382,6 +392,50 @@ TEST(CompareRule, DifferentGpuIsAnInputErrorUnlessIgnored) {
   ignore.ignore_gpu = true;
   const CompareResult r = compare_records(baseline_rows(), cur, ignore);
   EXPECT_EQ(r.count(Change::unchanged), cur.size());
+}
+
+// The baseline's four rows again on a card with 71% of the H200's copy ceiling, each at the
+// same % of copy but the chunked row, 10% lower.
+std::vector<Record> rows_on_h100(const std::vector<Record>& base) {
+  std::vector<Record> cur;
+  for (const Record& b : base)
+    cur.push_back(on_card(b, "NVIDIA H100 80GB HBM3", 3050, *b.pct_of_copy * (b.kernel == "chunked" ? 0.9 : 1.0)));
+  return cur;
+}
+
+TEST(CompareRule, PctOfCopyJudgesRowsOfDifferentGpusByTheirOwnCeiling) {
+  const std::vector<Record> base = baseline_rows();
+  const std::vector<Record> cur = rows_on_h100(base);
+  CompareOptions o;
+  o.ignore_gpu = true;
+  // In GB/s every row lost the cards' difference, 28.7%.
+  const CompareResult by_gbps = compare_records(base, cur, o);
+  EXPECT_EQ(by_gbps.count(Change::regression), base.size());
+  EXPECT_TRUE(contains(compare_text(by_gbps, "b.csv", "c.csv"), "note: the files name different GPUs"));
+  EXPECT_TRUE(contains(compare_markdown(by_gbps, "b.csv", "c.csv"), "- Note: the files name different GPUs"));
+  // In % of copy only the row that lost against its own card's ceiling.
+  o.metric = Metric::pct_of_copy;
+  const CompareResult by_pct = compare_records(base, cur, o);
+  EXPECT_EQ(by_pct.count(Change::regression), 1u);
+  EXPECT_EQ(by_pct.count(Change::unchanged), base.size() - 1);
+  const CompareRow& chunked = find(by_pct, base[2]);
+  EXPECT_EQ(chunked.change, Change::regression);
+  ASSERT_TRUE(chunked.change_pct);
+  EXPECT_NEAR(*chunked.change_pct, -10.0, 1e-9);
+  EXPECT_TRUE(contains(chunked.why, "-10.0% in % of copy (91.2 -> 82.1;")) << chunked.why;
+  const std::string text = compare_text(by_pct, "b.csv", "c.csv");
+  EXPECT_FALSE(contains(text, "note: the files name")) << text;
+  const std::string md = compare_markdown(by_pct, "b.csv", "c.csv");
+  EXPECT_TRUE(contains(md, "| case | status | % of copy baseline | % of copy current | change |")) << md;
+  EXPECT_TRUE(contains(md, "in % of copy (each row against its own run's copy ceiling)")) << md;
+  // On one card the two metrics agree: the same regression, the same change.
+  std::vector<Record> same = base;
+  set_gbps(same[2], 3900 * 0.9);
+  CompareOptions one;
+  one.metric = Metric::pct_of_copy;
+  const CompareResult r = compare_records(base, same, one);
+  EXPECT_EQ(r.count(Change::regression), 1u);
+  EXPECT_NEAR(*find(r, base[2]).change_pct, *find(compare_records(base, same, {}), base[2]).change_pct, 1e-9);
 }
 
 TEST(CompareRule, MarkdownPutsVerdictThenRegressionsThenImprovementsThenUnchanged) {
@@ -553,6 +607,25 @@ TEST_F(CompareTest, CliDifferentGpuExitsTwoUnlessIgnored) {
   const RunResult ignored = run_bench({"compare", base, current, "--ignore-gpu"});
   EXPECT_EQ(ignored.status, 0) << ignored.output;
   EXPECT_TRUE(contains(ignored.output, "4 unchanged")) << ignored.output;
+}
+
+TEST_F(CompareTest, CliMetricPctOfCopyAcrossGpus) {
+  require_binary();
+  const std::string base = write_csv("base.csv", baseline_rows());
+  const std::string current = write_csv("cur.csv", rows_on_h100(baseline_rows()));
+  const RunResult gbps = run_bench({"compare", base, current, "--ignore-gpu"});
+  EXPECT_EQ(gbps.status, 1) << gbps.output;
+  EXPECT_TRUE(contains(gbps.output, "4 regression(s)")) << gbps.output;
+  EXPECT_TRUE(contains(gbps.output, "--metric pct-of-copy")) << gbps.output;
+  const RunResult pct = run_bench({"compare", base, current, "--ignore-gpu", "--metric", "pct-of-copy"});
+  EXPECT_EQ(pct.status, 1) << pct.output;
+  EXPECT_TRUE(contains(pct.output, "1 regression(s), 0 improvement(s), 3 unchanged")) << pct.output;
+  EXPECT_TRUE(contains(pct.output, "in % of copy")) << pct.output;
+  // Without --ignore-gpu the GPUs still refuse, whatever the metric.
+  EXPECT_EQ(run_bench({"compare", base, current, "--metric", "pct-of-copy"}).status, 2);
+  const RunResult bad = run_bench({"compare", base, current, "--metric", "pct"});
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_TRUE(contains(bad.output, "--metric")) << bad.output;
 }
 
 TEST_F(CompareTest, CliDuplicateKeyExitsTwoNamingTheFile) {
