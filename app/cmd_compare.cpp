@@ -63,14 +63,15 @@ CLI::App* setup_compare(CLI::App& app, CompareCmdOptions& o) {
   sub->add_option("--md", o.md, "Also write a markdown report here")->check(non_empty_path())->default_str("none");
   sub->add_flag("--allow-missing", o.compare.allow_missing,
                 "A baseline case absent from CURRENT is listed, not a regression (default: off)");
-  sub->add_flag("--ignore-gpu", o.compare.ignore_gpu,
-                "Compare files measured on different GPUs (default: off; with --metric pct-of-copy their bandwidth "
-                "compares too)");
+  sub->add_flag(
+      "--ignore-gpu", o.compare.ignore_gpu,
+      "Compare files measured on different GPUs (default: off; with --metric pct-of-copy their bandwidth "
+      "compares too)");
   sub->add_option_function<std::string>(
          "--metric",
          [&o](const std::string& v) { o.compare.metric = v == "gbps" ? Metric::gbps : Metric::pct_of_copy; },
-         "What a bandwidth change is measured in: gbps (the rows' GB/s), or pct-of-copy (each row's % of the copy "
-         "ceiling its own run measured: comparable across GPUs)")
+         "What a bandwidth change is measured in: gbps (the rows' GB/s), or pct-of-copy (each "
+         "row's % of the copy ceiling its own run measured: comparable across GPUs)")
       ->check(CLI::IsMember({metric_name(Metric::gbps), metric_name(Metric::pct_of_copy)}))
       ->default_str(metric_name(o.compare.metric));
   sub->add_flag("--allow-unchecked", o.compare.allow_unchecked,

@@ -163,9 +163,10 @@ std::string gpus_text(const std::vector<std::string>& gpus) {
 }
 
 std::string threshold_text(const CompareOptions& o) {
-  return fmt::format("a bandwidth change{} counts when it exceeds {}% and the two rows' noise added together",
-                     o.metric == Metric::gbps ? "" : ", in % of copy (each row against its own run's copy ceiling),",
-                     format_double(o.max_slowdown_pct));
+  return fmt::format(
+      "a bandwidth change{} counts when it exceeds {}% and the two rows' noise added together",
+      o.metric == Metric::gbps ? "" : ", in % of copy (each row against its own run's copy ceiling),",
+      format_double(o.max_slowdown_pct));
 }
 
 // Bandwidth in GB/s between files of different GPUs: each card's own speed, not the code's.
@@ -187,16 +188,18 @@ std::string verdict(const CompareResult& result) {
 }
 
 void md_table(std::string& md, const std::vector<const CompareRow*>& rows, Metric m) {
-  md += fmt::format("| case | status | {0} baseline | {0} current | change | noise baseline | noise current |\n",
-                    metric_unit(m));
+  md += fmt::format(
+      "| case | status | {0} baseline | {0} current | change | noise baseline | noise current |\n",
+      metric_unit(m));
   md += "|---|---|--:|--:|--:|--:|--:|\n";
   for (const CompareRow* r : rows) {
     const std::string status = r->status_changed()
                                    ? fmt::format("{} -> {}", state_name(*r->base), state_name(*r->cur))
                                    : state_name(*r->cur);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_escape(md_code(case_label(any_record(*r)))), status,
-                      value_text(r->base, m), value_text(r->cur, m), change_text(*r), noise_text(r->base_noise_pct),
-                      noise_text(r->cur_noise_pct));
+    md +=
+        fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_escape(md_code(case_label(any_record(*r)))),
+                    status, value_text(r->base, m), value_text(r->cur, m), change_text(*r),
+                    noise_text(r->base_noise_pct), noise_text(r->cur_noise_pct));
   }
 }
 

@@ -399,7 +399,8 @@ TEST(CompareRule, DifferentGpuIsAnInputErrorUnlessIgnored) {
 std::vector<Record> rows_on_h100(const std::vector<Record>& base) {
   std::vector<Record> cur;
   for (const Record& b : base)
-    cur.push_back(on_card(b, "NVIDIA H100 80GB HBM3", 3050, *b.pct_of_copy * (b.kernel == "chunked" ? 0.9 : 1.0)));
+    cur.push_back(
+        on_card(b, "NVIDIA H100 80GB HBM3", 3050, *b.pct_of_copy * (b.kernel == "chunked" ? 0.9 : 1.0)));
   return cur;
 }
 
