@@ -63,6 +63,11 @@ std::string state_name(const Record& r) {
   return unchecked(r) ? "pass (not checked)" : status_name(r.status);
 }
 
+// The row's bandwidth in the metric's column.
+const std::optional<double>& bandwidth(const Record& r, Metric m) {
+  return m == Metric::gbps ? r.gbps : r.pct_of_copy;
+}
+
 // The rule, numerics first. A case that stopped passing is a regression (pass -> skip too: the
 // current run no longer covers it), and so is a pass the baseline checked and the current run
 // did not (pass -> pass (not checked)): its numerics are no longer covered either, and a gate
@@ -71,11 +76,6 @@ std::string state_name(const Record& r) {
 // a status change that is neither, and the row is judged on bandwidth like any other. A gate
 // meant for timing alone says so (options.allow_unchecked): checked -> unchecked is then such a
 // status change too.
-// The row's bandwidth in the metric's column.
-const std::optional<double>& bandwidth(const Record& r, Metric m) {
-  return m == Metric::gbps ? r.gbps : r.pct_of_copy;
-}
-
 void judge(CompareRow& row, const CompareOptions& options) {
   const Record& b = *row.base;
   const Record& c = *row.cur;
