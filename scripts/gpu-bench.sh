@@ -114,6 +114,8 @@ log "done"
   echo "tool calls (rc):$tool_rcs; peers rc=$peers_rc (0 ok, 1 a row failed validation, 3 no torch/GPU, 4 CUDA context lost, 124/143 cut by the time limit)"
   grep -E '^peers: [0-9]+ pass' "$WORK/peers.log" | tail -n 1
   echo "samples per case: $SAMPLES; peers budget ${budget}s"
+  # Where auto stands against the others, per GPU (side_by_side.py's line under each table).
+  grep -h 'against the other kernels:' "$DIR/side-by-side.md" 2>/dev/null | sed -e 's/\*\*//g' -e 's/`//g' -e 's/:$//'
   echo
   cat "$WORK/steps.log"
 } >"$DIR/summary.txt"
