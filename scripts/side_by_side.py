@@ -127,14 +127,23 @@ def cell(row):
     return row["status"]
 
 
+def passing(cells):
+    """The timed pass rows among cells {kernel: row}."""
+    return {k: r for k, r in cells.items() if r is not None and r["status"] == "pass" and r["median_us"]}
+
+
+def time_column(passed):
+    """The time a row of the table is judged by: graph_us where a pass row has one (decode
+    shapes: launch overhead is what counts there), else median_us."""
+    return "graph_us" if any(r["graph_us"] is not None for r in passed.values()) else "median_us"
+
+
 def best_kernel(cells):
     """The kernel of the best pass row among cells {kernel: row}, or None."""
-    passing = {k: r for k, r in cells.items() if r is not None and r["status"] == "pass" and r["median_us"]}
-    with_graph = {k: r for k, r in passing.items() if r["graph_us"] is not None}
-    pool, metric = (with_graph, "graph_us") if with_graph else (passing, "median_us")
-    if not pool:
-        return None
-    return min(pool, key=lambda k: pool[k][metric])
+    passed = passing(cells)
+    col = time_column(passed)
+    pool = {k: r for k, r in passed.items() if r[col] is not None}
+    return min(pool, key=lambda k: pool[k][col]) if pool else None
 
 
 def shape_label(key, varying):
@@ -146,37 +155,29 @@ def shape_label(key, varying):
     return text + (" (" + ", ".join(extra) + ")" if extra else "")
 
 
-def metric_of(cells):
-    """The time column the row is judged by (best_kernel's rule): graph_us where a pass cell has one."""
-    return "graph_us" if any(r is not None and r["status"] == "pass" and r["median_us"] and r["graph_us"] is not None
-                             for r in cells.values()) else "median_us"
-
-
 def standing(ours, rows_cells, near_pct):
     """Lines saying where kernel `ours` stands in the rows [(label, {kernel: row})], by best_kernel's times."""
     fastest, near, behind, missing = 0, 0, [], []
     for label, cells in rows_cells:
+        passed = passing(cells)
+        if not [k for k in passed if k != ours]:
+            continue  # nothing to stand against
         best = best_kernel(cells)
-        mine = cells.get(ours)
-        others = [k for k in cells if k != ours and cells[k] is not None and cells[k]["status"] == "pass"
-                  and cells[k]["median_us"]]
-        if mine is None or mine["status"] != "pass" or not mine["median_us"]:
-            if others:
-                missing.append(f"- {label}: {mine['status'] if mine else 'no row'}; `{best}` passed")
+        col = time_column(passed)
+        mine = passed.get(ours)
+        if mine is None or mine[col] is None:
+            status = "no row" if cells.get(ours) is None else cells[ours]["status"]
+            missing.append(f"- {label}: {status if mine is None else 'pass without ' + col}; `{best}` passed")
             continue
-        if not others:
-            continue
-        metric = metric_of(cells)
+        slower = (mine[col] / passed[best][col] - 1.0) * 100.0
         if best == ours:
             fastest += 1
-            continue
-        slower = (mine[metric] / cells[best][metric] - 1.0) * 100.0
-        if slower <= near_pct:
+        elif slower <= near_pct:
             near += 1
         else:
-            g = "g " if metric == "graph_us" else ""
-            behind.append(f"- {label}: {slower:.1f}% slower than `{best}` ({g}{mine[metric]:.2f} against "
-                          f"{cells[best][metric]:.2f} us)")
+            g = "g " if col == "graph_us" else ""
+            behind.append(f"- {label}: {slower:.1f}% slower than `{best}` ({g}{mine[col]:.2f} against "
+                          f"{passed[best][col]:.2f} us)")
     judged = fastest + near + len(behind)
     out = [f"**`{ours}` against the other kernels:** the fastest in {fastest} of {judged} rows where another "
            f"kernel passed too; within {near_pct:g}% of the fastest in {near} more; slower by more in {len(behind)}"
@@ -184,7 +185,7 @@ def standing(ours, rows_cells, near_pct):
     if behind:
         out += [""] + behind
     if missing:
-        out += ["", f"No pass row of `{ours}` where another kernel passed:", ""] + missing
+        out += ["", f"No comparable pass row of `{ours}` where another kernel passed:", ""] + missing
     return out
 
 
