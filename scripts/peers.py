@@ -240,19 +240,24 @@ def clean_reason(text, limit=600):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def config_text(items):
-    """A tuned config's (key, value) pairs as short text for the `picked` column: sorted by key,
-    empty values (None, [], {}) left out, a list of one repeated value written once with its
-    count (indexing=['pointer']*8), so that block sizes, warps and stages fit the column."""
+def config_dict(config):
+    """A Helion config's settings as a dict (helion.Config keeps them in .config)."""
+    return dict(getattr(config, "config", config))
+
+
+def config_text(config):
+    """A tuned config's settings as short text for the `picked` column: sorted by key, empty
+    values (None, [], {}) left out, a list of one repeated value written once with its count
+    (indexing=['pointer']*8), so that block sizes, warps and stages fit the column."""
     parts = []
-    for key, value in sorted(items):
+    for key, value in sorted(config_dict(config).items()):
         if value is None or (isinstance(value, (list, tuple, dict)) and not value):
             continue
         if isinstance(value, (list, tuple)) and len(value) > 1 and all(v == value[0] for v in value):
             parts.append(f"{key}=[{value[0]!r}]*{len(value)}")
         else:
             parts.append(f"{key}={value!r}")
-    return " ".join(" ".join(parts).split())
+    return " ".join(parts)
 
 
 def exception_text(e):
@@ -1157,7 +1162,7 @@ class HelionPeer(Peer):
         """Helion's default config, num_warps doubled and halved, and for short rows four
         times the first block size (rows per tile)."""
         helion = self.helion
-        d = dict(getattr(base, "config", base))
+        d = config_dict(base)
         out = [base]
         nw = d.get("num_warps")
         if isinstance(nw, int):
@@ -1197,7 +1202,7 @@ class HelionPeer(Peer):
             raise RuntimeError("no candidate config compiled: " + " | ".join(failed))
         bound.set_config(best)
         note = f"{len(failed)} candidate config(s) failed: {failed[0]}" if failed else ""
-        return bound, "helion " + config_text(dict(getattr(best, "config", best)).items()), note
+        return bound, "helion " + config_text(best), note
 
     def prepare(self, case, data):
         k = self.k

@@ -247,7 +247,7 @@ def check_config_text(peers):
             "load_eviction_policies=['', 'first', ''] num_stages=1 num_warps=4 pid_type='flat' "
             "range_flattens=[None] range_multi_buffers=[None] range_num_stages=[0] "
             "range_unroll_factors=[0] reduction_loops=[None]")
-    got = peers.config_text(config.items())
+    got = peers.config_text(config)
     if got != want:
         fail(f"config_text gave {got!r}, want {want!r}")
     case = peers.Case("fwd", "bf16", 16384, 1024, 1e-5)
