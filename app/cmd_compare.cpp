@@ -69,7 +69,9 @@ CLI::App* setup_compare(CLI::App& app, CompareCmdOptions& o) {
       "compares too)");
   sub->add_option_function<std::string>(
          "--metric",
-         [&o](const std::string& v) { o.compare.metric = v == "gbps" ? Metric::gbps : Metric::pct_of_copy; },
+         [&o](const std::string& v) {
+           o.compare.metric = v == metric_name(Metric::gbps) ? Metric::gbps : Metric::pct_of_copy;
+         },
          "What a bandwidth change is measured in: gbps (the rows' GB/s), or pct-of-copy (each "
          "row's % of the copy ceiling its own run measured: comparable across GPUs)")
       ->check(CLI::IsMember({metric_name(Metric::gbps), metric_name(Metric::pct_of_copy)}))
