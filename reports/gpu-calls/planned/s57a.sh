@@ -4,18 +4,18 @@
 # add_chunked (SASS identical to 88589b2's) and `compare --metric` (host code). The GPU-test step
 # in 16 shards (every kernel's validation sweep, every mutant, Plans.*, CudnnGpu.*, the plugin
 # tests), then memcheck over the three sansweeps, as s55a.sh and s56a.sh did for 88589b2; the
-# backward mutants took 150-200 s each there, so GC_S below 520 may leave some unfinished (rerun
+# backward mutants took 150-200 s each there, so GC_S (400) below 520 may leave some unfinished (rerun
 # them with rerun_unfinished, as s56a.sh). Carries .gpu/check-4e3a36f.tar.xz: scripts/pack-gpu.sh
 # (check mode) in a clean clone's build of 4e3a36f (Release, sm_90, 41.1 MB). About 580 s; tar
 # last.
 . reports/gpu-calls/planned/prelude.sh
 rm -rf build && tar xJf .gpu/check-4e3a36f.tar.xz || exit 9
 machine
-GC_S=${GC_S:-440}
+GC_S=${GC_S:-400}
 GPU_SHARDS=16 STEP_TIMEOUT=$GC_S STEPS=gpu timeout $((GC_S + 20)) scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
 echo "gpu tests rc=$? $(el)"; head -8 $R/gc/summary.txt
 grep -h "^\[  FAILED" $R/gc/gpu-tests.*.log
-SANITIZER_TOOLS=memcheck SANITIZER_TIMEOUT=60 SANSWEEP_SHARDS=4 STEPS=sansweep timeout 100 scripts/gpu-check.sh $R/sa >$R/sa.log 2>&1
+SANITIZER_TOOLS=memcheck SANITIZER_TIMEOUT=130 SANSWEEP_SHARDS=4 STEPS=sansweep timeout 150 scripts/gpu-check.sh $R/sa >$R/sa.log 2>&1
 echo "sansweep rc=$? $(el)"; grep -h "sanitizers over" $R/sa/summary.txt
 grep -h "ERROR SUMMARY" $R/sa/*.log 2>/dev/null | sort | uniq -c
 tar cJf "$OUT/r.tar.xz" -C /tmp r
