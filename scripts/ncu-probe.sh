@@ -8,7 +8,9 @@
 # The tool runs the case with --no-check and a few samples; the profiled launch is the
 # KERNEL_REGEX kernel's fourth (after the copy ceiling and warm-up launches).
 # NCU_EXTRA adds options to ncu, e.g. NCU_EXTRA="--section SourceCounters" for the stall
-# reasons by instruction (the hottest lines of the kernel's SASS).
+# reasons by instruction (the hottest lines of the kernel's SASS). NCU_SKIP and NCU_COUNT
+# (default 3 and 1) choose the launches: a vendor's op of several kernels (a main kernel and a
+# dw reduction, say) needs a count that covers each.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: scripts/ncu-probe.sh OUTDIR NAME KERNEL_REGEX -- TOOL_OPTIONS...}
@@ -18,7 +20,7 @@ shift 3
 [ "${1:-}" = "--" ] && shift
 BIN=${BUILD_DIR:-build}/rmsnorm-bench
 mkdir -p "$OUT"
-ncu --clock-control none --kernel-name "regex:$REGEX" --launch-skip 3 --launch-count 1 \
+ncu --clock-control none --kernel-name "regex:$REGEX" --launch-skip "${NCU_SKIP:-3}" --launch-count "${NCU_COUNT:-1}" \
   --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
   --section MemoryWorkloadAnalysis_Tables --section SchedulerStats ${NCU_EXTRA:-} \
   "$BIN" --eps 1e-5 --no-check --min-samples 5 --max-time 0 --quiet --out "$OUT/$NAME.run" "$@" >"$OUT/$NAME.txt" 2>&1

@@ -4,10 +4,12 @@
 # (README's H100 table: bwd bf16 M=1024 H=65536, 90.4% of copy against 73.8), read with Nsight
 # Compute: first every kernel such a case launches with its launch configuration (grid, block,
 # cluster, registers, shared memory), then cuDNN's and auto's kernels profiled
-# (scripts/ncu-probe.sh's sections). Carries .gpu/bench.tar.xz (88589b2's tool). About 270 s
-# at most; tar last.
+# (scripts/ncu-probe.sh's sections). Carries $PACK (default .gpu/check-75bb03f.tar.xz, whose
+# tool has 88589b2's kernels; session 57 ran it right before s57a.sh from the same bundle), or
+# .gpu/bench.tar.xz. About 270 s at most; tar last.
 . reports/gpu-calls/planned/prelude.sh
-rm -rf build && tar xJf .gpu/bench.tar.xz || exit 9
+PACK=${PACK:-.gpu/check-75bb03f.tar.xz}
+rm -rf build && tar xJf "$PACK" || exit 9
 machine
 B=build/rmsnorm-bench
 Q="--eps 1e-5 --no-check --min-samples 2 --max-time 0 --quiet"
@@ -30,7 +32,8 @@ launch --op fwd --M 16384 --H 4096
 # cuDNN's kernels by a filter that leaves out the tool's helpers (read_flush_kernel, the guard
 # scans' scan_kernel and hash_kernel), without lookahead: names not starting read, sc or ha.
 NOT_OURS='^([^rsh]|r[^e]|s[^c]|h[^a]).*'
-timeout 35 scripts/ncu-probe.sh $R cudnn-bwd "$NOT_OURS" -- --op bwd --kernel cudnn --dtype bf16 --M 1024 --H 65536
+# Three launches in a row: each of cuDNN's kernels if its backward is two or three a call.
+NCU_SKIP=4 NCU_COUNT=3 timeout 45 scripts/ncu-probe.sh $R cudnn-bwd "$NOT_OURS" -- --op bwd --kernel cudnn --dtype bf16 --M 1024 --H 65536
 timeout 35 scripts/ncu-probe.sh $R auto-bwd "bwd_" -- --op bwd --kernel auto --dtype bf16 --M 1024 --H 65536
 for f in $R/cudnn-bwd.txt $R/auto-bwd.txt; do
   echo "== $f"; grep -E '^  [a-zA-Z_].*\(|DRAM Throughput|Duration|Achieved Occupancy|Registers Per|Grid Size|Block Size|Cluster Size|Waves Per SM' "$f" | head -30
