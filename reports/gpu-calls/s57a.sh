@@ -5,7 +5,7 @@
 # in 16 shards (every kernel's validation sweep, every mutant, Plans.*, CudnnGpu.*, the plugin
 # tests), then memcheck over the three sansweeps, as s55a.sh and s56a.sh did for 88589b2; the
 # backward mutants took 150-200 s each there, so GC_S (400) below 520 may leave some unfinished (rerun
-# them with rerun_unfinished, as s56a.sh). Carries $PACK (default .gpu/check-75bb03f.tar.xz:
+# them with rerun_unfinished, as s56a.sh and s57b.sh). Carries $PACK (default .gpu/check-75bb03f.tar.xz:
 # scripts/pack-gpu.sh, check mode, in a clean clone's build of 75bb03f, whose code is 4e3a36f's;
 # session 57 rebuilt it, the CPU machine's checkout being new); the tool and tests already on
 # the machine (s56c.sh run first from the same bundle) are used as they are. About 580 s; tar
