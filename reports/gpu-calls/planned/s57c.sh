@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Planned in session 57 (2026-12-07; not run: after two starts that got no machine, 363 s of
+# device time were left, too little to start one), any card: perf-notes run 68, row-vector's
+# cluster backward pushing each row's slice sums by st.async instead of a cluster barrier a row
+# (the change: s57c-xchg.patch beside this, on branch exp/s57-xchg as committed in session 57).
+# Carries .gpu/s57c.tar.xz, the patched tool as build/ and main's as build-before/. To make it:
+#   git clone <main> /tmp/x && cd /tmp/x && scripts/build.sh      (main's build)
+#   mkdir build-before && cp build/rmsnorm-bench build-before/
+#   git apply reports/gpu-calls/planned/s57c-xchg.patch && ninja -C build rmsnorm-bench
+#   then tar build/rmsnorm-bench and build-before/rmsnorm-bench, stripped (strip
+#   --strip-unneeded), through xz -T2 --lzma2=preset=6,dict=256MiB (session 57: 56.0 MB,
+#   with the 6.5 MB tree under a call's 64 MiB).
+# Ordered for a call cut short: each stage's lines go to $OUT/s57c.txt as it ends. First a
+# check of the changed kernels (row-vector and auto, bwd and add-bwd, rows split into clusters
+# and the decode spread, bf16 and fp32, two layouts), then scripts/ab-time.sh, main against the
+# patch, two rounds ABBA, then compute-sanitizer's racecheck, synccheck and memcheck over the
+# clusters, then a wider check. About 230 s. If it gains, the GPU tests and the sansweeps of
+# the merged build follow (s57a.sh's steps).
+. reports/gpu-calls/planned/prelude.sh
+L=$OUT/s57c.txt
+rm -rf build build-before && tar xJf .gpu/s57c.tar.xz || exit 9
+{ machine; build-before/rmsnorm-bench --version; } >>$L 2>&1
+B=build/rmsnorm-bench
+CL="--op bwd,add-bwd --kernel row-vector,auto --kernel-timeout 10 --quiet"
+timeout 40 $B --no-time $CL --M 1,3,300 --H 16392,32768,65536,131072 --dtype bf16,fp32 \
+  --layout contiguous,strided --out $R/val1 >$R/val1.log 2>&1
+{ echo "val1 rc=$? $(el)"; tail -1 $R/val1.log; } >>$L
+timeout 75 scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b xchg=$B -T 15 \
+  -c '--op bwd --kernel auto --dtype bf16 --M 1024 --H 65536,131072' \
+  -c '--op bwd --kernel auto --dtype bf16 --M 16384 --H 32768' \
+  -c '--op add-bwd --kernel auto --dtype bf16 --M 1024 --H 65536' \
+  -c '--op bwd --kernel auto --dtype bf16 --M 1 --H 16384' \
+  -c '--op bwd --kernel auto --dtype bf16 --M 16384 --H 4096' >$R/ab.log 2>&1
+{ echo "ab rc=$? $(el)"; cat $R/ab/summary.txt; } >>$L 2>&1
+[ -f $R/ab/summary.txt ] || python3 scripts/ab_summary.py $R/ab >>$L 2>&1
+for t in racecheck synccheck memcheck; do
+  timeout 20 compute-sanitizer --tool $t $B --no-time $CL --M 1,5 --H 32768,65536 --dtype bf16,fp32 \
+    --out $R/san-$t >$R/san-$t.log 2>&1
+  { echo "$t rc=$? $(el)"; grep -h "pass, .* fail\|SUMMARY" $R/san-$t.log | tail -2; } >>$L
+done
+timeout 40 $B --no-time $CL --M 2,257 --H 24000,49152,98304 --dtype fp16,bf16,fp32 --wdtype same,fp32 \
+  --convention gemma,llama --layout contiguous,misaligned --dist normal,outlier --out $R/val2 >$R/val2.log 2>&1
+{ echo "val2 rc=$? $(el)"; tail -1 $R/val2.log; } >>$L
+tar cJf "$OUT/r.tar.xz" -C /tmp r
