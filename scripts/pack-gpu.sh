@@ -9,6 +9,9 @@
 #   scripts/pack-gpu.sh bench    .gpu/bench.tar.xz: what scripts/gpu-bench.sh needs, the tool and
 #                                the peer wheels scripts/fetch-wheels.sh put in .gpu/wheels/
 #                                (gpu-bench.sh unpacks it itself).
+#   scripts/pack-gpu.sh ab       .gpu/ab.tar.xz: the tool and build-before/'s, for a timing of a
+#                                change against an earlier build (scripts/ab-time.sh), e.g. a
+#                                planned call's patch built over main's build.
 #
 # Two files, not one: a device call carries 64 MiB at most, the working tree (5.6 MB) included.
 # On 2026-12-07 the six binaries (63 MB each stripped, 37 MB each compressed alone) came to
@@ -29,8 +32,13 @@ case "$MODE" in
     for f in .gpu/wheels/*.whl; do [ -e "$f" ] && files+=("$f"); done
     [ ${#files[@]} -gt 1 ] || echo "pack-gpu: no wheels in .gpu/wheels (scripts/fetch-wheels.sh): the peers will be skipped" >&2
     ;;
+  ab)
+    PACK=.gpu/ab.tar.xz
+    [ -x build-before/rmsnorm-bench ] || { echo "pack-gpu: ab needs build-before/rmsnorm-bench (the earlier build's tool)" >&2; exit 2; }
+    files=("$BUILD/rmsnorm-bench" build-before/rmsnorm-bench)
+    ;;
   *)
-    echo "pack-gpu: unknown mode '$MODE' (check or bench)" >&2
+    echo "pack-gpu: unknown mode '$MODE' (check, bench or ab)" >&2
     exit 2
     ;;
 esac

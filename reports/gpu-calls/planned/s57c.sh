@@ -3,13 +3,12 @@
 # device time were left, too little to start one), any card: perf-notes run 68, row-vector's
 # cluster backward pushing each row's slice sums by st.async instead of a cluster barrier a row
 # (the change: s57c-xchg.patch beside this, on branch exp/s57-xchg as committed in session 57).
-# Carries .gpu/s57c.tar.xz, the patched tool as build/ and main's as build-before/. To make it:
+# Carries $PACK (default .gpu/ab.tar.xz), the patched tool as build/ and main's as
+# build-before/. To make it (session 57's, by hand the same way: 56.0 MB):
 #   git clone <main> /tmp/x && cd /tmp/x && scripts/build.sh      (main's build)
 #   mkdir build-before && cp build/rmsnorm-bench build-before/
 #   git apply reports/gpu-calls/planned/s57c-xchg.patch && ninja -C build rmsnorm-bench
-#   then tar build/rmsnorm-bench and build-before/rmsnorm-bench, stripped (strip
-#   --strip-unneeded), through xz -T2 --lzma2=preset=6,dict=256MiB (session 57: 56.0 MB,
-#   with the 6.5 MB tree under a call's 64 MiB).
+#   scripts/pack-gpu.sh ab && cp .gpu/ab.tar.xz <main>/.gpu/
 # Ordered for a call cut short: each stage's lines go to $OUT/s57c.txt as it ends. First a
 # check of the changed kernels (row-vector and auto, bwd and add-bwd, rows split into clusters
 # and the decode spread, bf16 and fp32, two layouts), then scripts/ab-time.sh, main against the
@@ -18,7 +17,7 @@
 # the merged build follow (s57a.sh's steps).
 . reports/gpu-calls/planned/prelude.sh
 L=$OUT/s57c.txt
-rm -rf build build-before && tar xJf .gpu/s57c.tar.xz || exit 9
+rm -rf build build-before && tar xJf "${PACK:-.gpu/ab.tar.xz}" || exit 9
 { machine; build-before/rmsnorm-bench --version; } >>$L 2>&1
 B=build/rmsnorm-bench
 CL="--op bwd,add-bwd --kernel row-vector,auto --kernel-timeout 10 --quiet"
