@@ -2,7 +2,9 @@
 # Planned in session 57 (2026-12-07; not run: after two starts that got no machine, 363 s of
 # device time were left, too little to start one), any card: perf-notes run 68, row-vector's
 # cluster backward pushing each row's slice sums by st.async instead of a cluster barrier a row
-# (the change: s57c-xchg.patch beside this, on branch exp/s57-xchg as committed in session 57).
+# (the change: s57c-xchg.patch beside this, on branch exp/s57-xchg as committed in session 57),
+# and, in the same binary, the slices cuDNN takes at bf16 H=65536 (8 of 8192 columns, run 67)
+# by the patch's experiment knob RB_X_CLUSTER_COLS=8192 (host side; not for main).
 # Carries $PACK (default .gpu/ab.tar.xz), the patched tool as build/ and main's as
 # build-before/. To make it (session 57's, by hand the same way: 56.0 MB):
 #   git clone <main> /tmp/x && cd /tmp/x && scripts/build.sh      (main's build)
@@ -12,8 +14,8 @@
 # Ordered for a call cut short: each stage's lines go to $OUT/s57c.txt as it ends. First a
 # check of the changed kernels (row-vector and auto, bwd and add-bwd, rows split into clusters
 # and the decode spread, bf16 and fp32, two layouts), then scripts/ab-time.sh, main against the
-# patch, two rounds ABBA, then compute-sanitizer's racecheck, synccheck and memcheck over the
-# clusters, then a wider check. About 230 s. If it gains, the GPU tests and the sansweeps of
+# patch (with the knob, and without), two rounds ABBA, then compute-sanitizer's racecheck,
+# synccheck and memcheck over the clusters, then a wider check. About 290 s. If it gains, the GPU tests and the sansweeps of
 # the merged build follow (s57a.sh's steps).
 . reports/gpu-calls/planned/prelude.sh
 L=$OUT/s57c.txt
@@ -24,7 +26,11 @@ CL="--op bwd,add-bwd --kernel row-vector,auto --kernel-timeout 10 --quiet"
 timeout 40 $B --no-time $CL --M 1,3,300 --H 16392,32768,65536,131072 --dtype bf16,fp32 \
   --layout contiguous,strided --out $R/val1 >$R/val1.log 2>&1
 { echo "val1 rc=$? $(el)"; tail -1 $R/val1.log; } >>$L
-timeout 75 scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b xchg=$B -T 15 \
+RB_X_CLUSTER_COLS=8192 timeout 25 $B --no-time $CL --M 1,3,300 --H 32768,65536 --dtype bf16,fp32 \
+  --layout contiguous,strided --out $R/val8 >$R/val8.log 2>&1
+{ echo "val8 (RB_X_CLUSTER_COLS=8192) rc=$? $(el)"; tail -1 $R/val8.log; } >>$L
+timeout 110 scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b xchg=$B \
+  -b xchg-narrow="env RB_X_CLUSTER_COLS=8192 $B" -T 15 \
   -c '--op bwd --kernel auto --dtype bf16 --M 1024 --H 65536,131072' \
   -c '--op bwd --kernel auto --dtype bf16 --M 16384 --H 32768' \
   -c '--op add-bwd --kernel auto --dtype bf16 --M 1024 --H 65536' \
