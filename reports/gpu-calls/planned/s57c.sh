@@ -15,8 +15,8 @@
 # check of the changed kernels (row-vector and auto, bwd and add-bwd, rows split into clusters
 # and the decode spread, bf16 and fp32, two layouts), then scripts/ab-time.sh, main against the
 # patch (with the knob, and without), two rounds ABBA, then compute-sanitizer's racecheck,
-# synccheck and memcheck over the clusters, then a wider check. About 290 s. If it gains, the GPU tests and the sansweeps of
-# the merged build follow (s57a.sh's steps).
+# synccheck and memcheck over the clusters, then a wider check. About 330 s. If it gains, the
+# GPU tests and the sansweeps of the merged build follow (s57a.sh's steps).
 . reports/gpu-calls/planned/prelude.sh
 L=$OUT/s57c.txt
 rm -rf build build-before && tar xJf "${PACK:-.gpu/ab.tar.xz}" || exit 9
@@ -29,10 +29,11 @@ timeout 40 $B --no-time $CL --M 1,3,300 --H 16392,32768,65536,131072 --dtype bf1
 RB_X_CLUSTER_COLS=8192 timeout 25 $B --no-time $CL --M 1,3,300 --H 32768,65536 --dtype bf16,fp32 \
   --layout contiguous,strided --out $R/val8 >$R/val8.log 2>&1
 { echo "val8 (RB_X_CLUSTER_COLS=8192) rc=$? $(el)"; tail -1 $R/val8.log; } >>$L
-timeout 110 scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b xchg=$B \
+timeout 150 scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b xchg=$B \
   -b xchg-narrow="env RB_X_CLUSTER_COLS=8192 $B" -T 15 \
   -c '--op bwd --kernel auto --dtype bf16 --M 1024 --H 65536,131072' \
-  -c '--op bwd --kernel auto --dtype bf16 --M 16384 --H 32768' \
+  -c '--op bwd --kernel auto --dtype bf16 --M 1024,16384 --H 32768' \
+  -c '--op bwd --kernel auto --dtype fp32 --M 1024 --H 65536' \
   -c '--op add-bwd --kernel auto --dtype bf16 --M 1024 --H 65536' \
   -c '--op bwd --kernel auto --dtype bf16 --M 1 --H 16384' \
   -c '--op bwd --kernel auto --dtype bf16 --M 16384 --H 4096' >$R/ab.log 2>&1
