@@ -11,6 +11,10 @@ T0=$(date +%s)
 el() { echo "+$(( $(date +%s) - T0 ))s"; }
 unpack() { "$1"/rmsnorm-bench --version 2>/dev/null || tar xJf "$2" || exit 9; }
 machine() { build/rmsnorm-bench --version; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; }
+# An ncu --kernel-name regex for a vendor's kernels: every name but the tool's own helpers
+# (read_flush_kernel, the guard scans' scan_kernel and hash_kernel), without lookahead: names
+# not starting read, sc or ha (s56c.sh spelled it out).
+NOT_OURS='^([^rsh]|r[^e]|s[^c]|h[^a]).*'
 # rerun_unfinished LIST S: the GPU tests an earlier GPU-test step named unfinished in LIST (its
 # gpu-unfinished.txt), in shards of their own (16 at most), the plugin tests left out, bounded
 # at S seconds; files in $R/gc2. s50b.sh and s52.sh's follow stage.

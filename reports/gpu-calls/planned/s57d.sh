@@ -22,7 +22,7 @@ for k in cudnn auto; do
   done
   # Ten timed samples of the tool's loop, each after its read flush (no ncu flush): skip the
   # warm-up launches, profile 10.
-  re='^([^rsh]|r[^e]|s[^c]|h[^a]).*'; [ $k = auto ] && re=fwd_
+  re=$NOT_OURS; [ $k = auto ] && re=fwd_
   timeout 40 ncu --clock-control none --cache-control none --kernel-name "regex:$re" --launch-skip 5 --launch-count 10 \
     --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
     $B $C --kernel $k --min-samples 20 --max-time 0 --out $R/n-$k >$R/ncu-$k.txt 2>&1
