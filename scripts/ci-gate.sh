@@ -2,8 +2,9 @@
 # The regression gate as a pipeline step: runs a sweep, then compares it with the committed
 # baseline for this GPU and exits with compare's code.
 #
-#   scripts/ci-gate.sh [--baseline FILE] [--max-slowdown PCT] [--out DIR]
-#                      [--allow-missing] [--ignore-gpu] [--allow-unchecked] [-- SWEEP OPTIONS...]
+#   scripts/ci-gate.sh [--baseline FILE] [--max-slowdown PCT] [--metric gbps|pct-of-copy]
+#                      [--out DIR] [--allow-missing] [--ignore-gpu] [--allow-unchecked]
+#                      [-- SWEEP OPTIONS...]
 #
 #   --baseline FILE     default reports/baselines/<gpu>.csv, <gpu> being the nvidia-smi name of
 #                       the device the sweep runs on (the first of CUDA_VISIBLE_DEVICES, or 0;
@@ -11,6 +12,9 @@
 #                       "NVIDIA " dropped, each run of characters other than [a-z0-9] as
 #                       one '-': "NVIDIA H200" -> h200, "NVIDIA H100 80GB HBM3" -> h100-80gb-hbm3
 #   --max-slowdown PCT  passed to compare (default: compare's own, 5%)
+#   --metric NAME       passed to compare: gbps (its default) or pct-of-copy, each row's bandwidth
+#                       against the copy ceiling its own run measured (for a baseline from
+#                       another card of the same kind, or with --ignore-gpu)
 #   --out DIR           default results/ci-gate: DIR/results.csv, DIR/report.md (the sweep),
 #                       DIR/compare.md (the verdict)
 #   --allow-missing, --ignore-gpu, --allow-unchecked   passed to compare (--allow-missing
@@ -33,21 +37,23 @@ BIN=${BUILD_DIR:-build}/rmsnorm-bench
 usage() { sed -n '2,/^set -euo/p' "$SELF" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 die() { echo "ci-gate: $*" >&2; exit 2; }
 
-baseline="" max_slowdown="" out=results/ci-gate
+baseline="" max_slowdown="" metric="" out=results/ci-gate
 compare_flags=()
 while [ $# -gt 0 ]; do
   case $1 in
     -h|--help) usage; exit 0 ;;
-    --baseline|--max-slowdown|--out)
+    --baseline|--max-slowdown|--metric|--out)
       if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)"; fi
       case $1 in
         --baseline) baseline=$2 ;;
         --max-slowdown) max_slowdown=$2 ;;
+        --metric) metric=$2 ;;
         --out) out=$2 ;;
       esac
       shift 2 ;;
     --baseline=*) baseline=${1#*=}; shift ;;
     --max-slowdown=*) max_slowdown=${1#*=}; shift ;;
+    --metric=*) metric=${1#*=}; shift ;;
     --out=*) out=${1#*=}; shift ;;
     --allow-missing|--ignore-gpu|--allow-unchecked) compare_flags+=("$1"); shift ;;
     --) shift; break ;;
@@ -60,6 +66,11 @@ sweep_opts=("$@")
 if [ -n "$max_slowdown" ] && ! [[ $max_slowdown =~ ^[0-9]+([.][0-9]*)?$|^[.][0-9]+$ ]]; then
   die "--max-slowdown '$max_slowdown' is not a non-negative number (percent)"
 fi
+# Checked here, before the build and the sweep, against compare's own words for it.
+case $metric in
+  ''|gbps|pct-of-copy) ;;
+  *) die "--metric '$metric' is not one of gbps, pct-of-copy" ;;
+esac
 
 # The device the sweep will run on, as nvidia-smi names it: --device N (or the first of
 # --devices) among the sweep options, counted within CUDA_VISIBLE_DEVICES when that is set.
@@ -121,6 +132,7 @@ esac
 
 compare_args=("$baseline" "$out/results.csv" --md "$out/compare.md" "${compare_flags[@]}")
 [ -z "$max_slowdown" ] || compare_args+=(--max-slowdown "$max_slowdown")
+[ -z "$metric" ] || compare_args+=(--metric "$metric")
 compare_rc=0
 "$BIN" compare "${compare_args[@]}" || compare_rc=$?
 case $compare_rc in
