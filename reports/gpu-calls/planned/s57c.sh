@@ -17,7 +17,9 @@
 # and the decode spread, bf16 and fp32, two layouts), then scripts/ab-time.sh, main against the
 # patch (with the knob, and without), two rounds ABBA, then compute-sanitizer's racecheck,
 # synccheck and memcheck over the clusters, then a wider check. About 330 s. If it gains, the
-# GPU tests and the sansweeps of the merged build follow (s57a.sh's steps).
+# GPU tests and the sansweeps of the merged build follow (s58a.sh, s58b.sh). QUICK=1 (session
+# 58, for a call on little device time, about 230 s): without the knob's check and timing and
+# without the wider check.
 . reports/gpu-calls/planned/prelude.sh
 L=$OUT/s57c.txt
 rm -rf build build-before && tar xJf "${PACK:-.gpu/ab.tar.xz}" || exit 9
@@ -27,11 +29,13 @@ CL="--op bwd,add-bwd --kernel row-vector,auto --kernel-timeout 10 --quiet"
 timeout 40 $B --no-time $CL --M 1,3,300 --H 16392,32768,65536,131072 --dtype bf16,fp32 \
   --layout contiguous,strided --out $R/val1 >$R/val1.log 2>&1
 { echo "val1 rc=$? $(el)"; tail -1 $R/val1.log; } >>$L
-RB_X_CLUSTER_COLS=8192 timeout 25 $B --no-time $CL --M 1,3,300 --H 32768,65536 --dtype bf16,fp32 \
+Q=${QUICK:-0}
+[ "$Q" = 1 ] || RB_X_CLUSTER_COLS=8192 timeout 25 $B --no-time $CL --M 1,3,300 --H 32768,65536 --dtype bf16,fp32 \
   --layout contiguous,strided --out $R/val8 >$R/val8.log 2>&1
-{ echo "val8 (RB_X_CLUSTER_COLS=8192) rc=$? $(el)"; tail -1 $R/val8.log; } >>$L
+[ "$Q" = 1 ] || { echo "val8 (RB_X_CLUSTER_COLS=8192) rc=$? $(el)"; tail -1 $R/val8.log; } >>$L
+NARROW=(-b xchg-narrow="env RB_X_CLUSTER_COLS=8192 $B"); [ "$Q" = 1 ] && NARROW=()
 timeout 150 scripts/ab-time.sh $R/ab -b main=build-before/rmsnorm-bench -b xchg=$B \
-  -b xchg-narrow="env RB_X_CLUSTER_COLS=8192 $B" -T 15 \
+  "${NARROW[@]}" -T 15 \
   -c '--op bwd --kernel auto --dtype bf16 --M 1024 --H 65536,131072' \
   -c '--op bwd --kernel auto --dtype bf16 --M 1024,16384 --H 32768' \
   -c '--op bwd --kernel auto --dtype fp32 --M 1024 --H 65536' \
@@ -45,7 +49,7 @@ for t in racecheck synccheck memcheck; do
     --out $R/san-$t >$R/san-$t.log 2>&1
   { echo "$t rc=$? $(el)"; grep -h "pass, .* fail\|SUMMARY" $R/san-$t.log | tail -2; } >>$L
 done
-timeout 40 $B --no-time $CL --M 2,257 --H 24000,49152,98304 --dtype fp16,bf16,fp32 --wdtype same,fp32 \
+[ "$Q" = 1 ] || timeout 40 $B --no-time $CL --M 2,257 --H 24000,49152,98304 --dtype fp16,bf16,fp32 --wdtype same,fp32 \
   --convention gemma,llama --layout contiguous,misaligned --dist normal,outlier --out $R/val2 >$R/val2.log 2>&1
-{ echo "val2 rc=$? $(el)"; tail -1 $R/val2.log; } >>$L
+[ "$Q" = 1 ] || { echo "val2 rc=$? $(el)"; tail -1 $R/val2.log; } >>$L
 tar cJf "$OUT/r.tar.xz" -C /tmp r
