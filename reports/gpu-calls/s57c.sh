@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+# Ran in session 58 with QUICK=1 (2026-12-08 00:09 UTC, H100; perf-notes run 68, measured).
 # Planned in session 57 (2026-12-07; not run: after two starts that got no machine, 363 s of
 # device time were left, too little to start one), any card: perf-notes run 68, row-vector's
 # cluster backward pushing each row's slice sums by st.async instead of a cluster barrier a row
-# (the change: s57c-xchg.patch beside this, kernels/common.cuh and kernels/bwd_row_vector.cu, on
+# (the change: planned/s57c-xchg.patch, kernels/common.cuh and kernels/bwd_row_vector.cu, on
 # branch exp/s57-xchg as committed in session 57),
 # and, in the same binary, the slices cuDNN takes at bf16 H=65536 (8 of 8192 columns, run 67)
 # by the patch's experiment knob RB_X_CLUSTER_COLS=8192 (host side; not for main).
