@@ -5,7 +5,9 @@
 # 1 (65 s): s57c.sh's val1 and racecheck again with room to end (there 40 s and 20 s cut them).
 # 2 (12 s): perf-notes run 69 in brief (s57d.sh's steps, one round each): cuDNN's and auto's
 #   forward at bf16 M=16384 H=4096 timed under each flush, then ncu with --cache-control none
-#   over ten of the tool's own timed launches.
+#   over ten of the tool's own timed launches. (Typed inline, the vendor regex was prelude.sh's
+#   NOT_OURS spelled out; here it is read from there.)
+. reports/gpu-calls/planned/prelude.sh
 B=build/rmsnorm-bench
 if [ "${1:-1}" = 1 ]; then
   CL="--op bwd,add-bwd --kernel row-vector,auto --kernel-timeout 10 --quiet"
@@ -22,7 +24,7 @@ else
       timeout 15 $B $C --kernel $k --flush $f --min-samples 50 --max-time 0.2 --out /tmp/t-$k-$f >/dev/null 2>&1
       echo "time $k flush=$f rc=$? $(grep -v '^schema' /tmp/t-$k-$f/results.csv | cut -d, -f4,33,34,38,42)"
     done
-    re='^([^rsh]|r[^e]|s[^c]|h[^a]).*'; [ $k = auto ] && re=fwd_
+    re=$NOT_OURS; [ $k = auto ] && re=fwd_
     timeout 30 ncu --clock-control none --cache-control none --kernel-name "regex:$re" --launch-skip 5 --launch-count 10 \
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       $B $C --kernel $k --min-samples 20 --max-time 0 --out /tmp/n-$k >$OUT/ncu-$k.txt 2>&1
