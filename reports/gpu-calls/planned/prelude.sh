@@ -41,3 +41,18 @@ report_checks() {
   grep -h "pass, .* fail" "$R"/san-*.log
   grep -h "SUMMARY" "$R"/san-*.log
 }
+# gpu_tests_step S: the GPU check's GPU-test step (every kernel's validation sweep, the
+# mutants, the plugin tests) in 16 shards, bounded at S seconds, into $R/gc; then
+# memcheck_sansweeps: memcheck over the three sansweeps into $R/sa. s57a.sh's two steps, for the
+# calls after it (s58a.sh, s58b.sh).
+gpu_tests_step() {
+  GPU_SHARDS=16 STEP_TIMEOUT=$1 STEPS=gpu timeout $(($1 + 20)) scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
+  echo "gpu tests rc=$? $(el)"; head -8 $R/gc/summary.txt
+  grep -h "^\[  FAILED" $R/gc/gpu-tests.*.log
+  grep -h "^MUTANT" $R/gc/gpu-tests.*.log | cut -c1-170
+}
+memcheck_sansweeps() {
+  SANITIZER_TOOLS=memcheck SANITIZER_TIMEOUT=130 SANSWEEP_SHARDS=4 STEPS=sansweep timeout 150 scripts/gpu-check.sh $R/sa >$R/sa.log 2>&1
+  echo "sansweep rc=$? $(el)"; grep -h "sanitizers over" $R/sa/summary.txt
+  grep -h "ERROR SUMMARY" $R/sa/*.log 2>/dev/null | sort | uniq -c
+}

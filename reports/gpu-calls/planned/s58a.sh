@@ -11,10 +11,6 @@
 PACK=${PACK:-.gpu/check-xchg.tar.xz}
 rm -rf build build-before /tmp/s58a-unfinished.txt && tar xJf "$PACK" || exit 9
 machine >$OUT/s58a.txt 2>&1
-GC_S=${GC_S:-520}
-GPU_SHARDS=16 STEP_TIMEOUT=$GC_S STEPS=gpu timeout $((GC_S + 20)) scripts/gpu-check.sh $R/gc >$R/gc.log 2>&1
-{ echo "gpu tests rc=$? $(el)"; head -8 $R/gc/summary.txt
-  grep -h "^\[  FAILED" $R/gc/gpu-tests.*.log
-  grep -h "^MUTANT" $R/gc/gpu-tests.*.log | cut -c1-170; } >>$OUT/s58a.txt 2>&1
+gpu_tests_step "${GC_S:-520}" >>$OUT/s58a.txt 2>&1
 cp $R/gc/gpu-unfinished.txt /tmp/s58a-unfinished.txt 2>/dev/null && cp /tmp/s58a-unfinished.txt $OUT/
 tar cJf "$OUT/r.tar.xz" -C /tmp r

@@ -10,7 +10,5 @@ PACK=${PACK:-.gpu/check-xchg.tar.xz}
 machine >$OUT/s58b.txt 2>&1
 LIST=${LIST:-/tmp/s58a-unfinished.txt}
 [ -s "$LIST" ] && rerun_unfinished "$LIST" "${U:-300}" >>$OUT/s58b.txt 2>&1
-SANITIZER_TOOLS=memcheck SANITIZER_TIMEOUT=130 SANSWEEP_SHARDS=4 STEPS=sansweep timeout 150 scripts/gpu-check.sh $R/sa >$R/sa.log 2>&1
-{ echo "sansweep rc=$? $(el)"; grep -h "sanitizers over" $R/sa/summary.txt
-  grep -h "ERROR SUMMARY" $R/sa/*.log 2>/dev/null | sort | uniq -c; } >>$OUT/s58b.txt 2>&1
+memcheck_sansweeps >>$OUT/s58b.txt 2>&1
 tar cJf "$OUT/r.tar.xz" -C /tmp r
